@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: Apache-2.0
+// cuguard::checked_index: an index value that remembers where it came from; index_from, bounded.
+#pragma once
+
+#include <cuguard/config.hpp>
+#include <cuguard/detail/fail.hpp>
+#include <cuguard/violation.hpp>
+
+#include <cuda/std/cstdint>
+#include <cuda/std/source_location>
+#include <cuda/std/type_traits>
+
+CUGUARD_IMPL_BEGIN_NAMESPACE
+
+/// An index value that remembers where it came from: the label of the index view it was read
+/// from and the position it was read at (index_from), or the bound it was checked against
+/// (bounded). An access made with it reports that origin. It converts to its value, so it can be
+/// used wherever an integer can; arithmetic on it gives a plain integer (and forgets the origin).
+/// With checks off it is exactly its value.
+template <class Index = std::int64_t>
+class checked_index {
+  static_assert(detail::is_integer_v<Index>, "checked_index: Index must be an integer type (not bool)");
+
+ public:
+  using value_type = Index;
+
+  checked_index() = default;
+  /// An index with no origin.
+  CUGUARD_HOST_DEVICE constexpr explicit checked_index(Index value) noexcept : value_(value) {}
+
+  /// The value.
+  CUGUARD_HOST_DEVICE constexpr Index value() const noexcept { return value_; }
+  CUGUARD_HOST_DEVICE constexpr operator Index() const noexcept { return value_; }
+
+#if CUGUARD_IMPL_CHECKS
+  CUGUARD_HOST_DEVICE constexpr checked_index(Index value, const detail::origin_info& origin) noexcept
+      : value_(value), origin_(origin) {}
+  /// Where the value came from.
+  CUGUARD_HOST_DEVICE constexpr const detail::origin_info& origin() const noexcept { return origin_; }
+
+ private:
+  Index value_{};
+  detail::origin_info origin_{};
+#else
+ private:
+  Index value_{};
+#endif
+};
+
+namespace detail {
+template <class I>
+struct is_checked_index<checked_index<I>> : cuda::std::true_type {};
+} // namespace detail
+
+#if CUGUARD_IMPL_CHECKS
+
+/// Reads `indices(i...)` (a checked access, reported at the caller's line) and returns it as a
+/// checked_index whose origin is the label of `indices` and the position (i...).
+template <class View, class... Rest>
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE checked_index<cuda::std::remove_cv_t<typename View::element_type>>
+index_from(const View& indices, detail::first_index i0, Rest... rest) {
+  using value_type = cuda::std::remove_cv_t<typename View::element_type>;
+  static_assert(detail::is_integer_v<value_type>, "index_from: the index view's elements must be integers");
+  static_assert(sizeof...(Rest) + 1 == View::rank(), "index_from: wrong number of indices for the index view");
+  const value_type value = indices(i0, rest...);
+  detail::origin_info origin{};
+  origin.kind = index_origin::index_view;
+  origin.rank = static_cast<int>(View::rank());
+  origin.label = indices.label();
+  const std::int64_t position[] = {i0.value, detail::index_value(rest)...};
+  for (int r = 0; r < origin.rank; ++r) origin.position[r] = position[r];
+  return checked_index<value_type>(value, origin);
+}
+
+/// Checks 0 <= value < bound here (a violation reported at the caller's line otherwise) and
+/// returns value as a checked_index that remembers the bound.
+template <class I, class B>
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE checked_index<I> bounded(
+    I value, B bound, cuda::std::source_location where = cuda::std::source_location::current()) {
+  static_assert(detail::is_integer_v<I> && detail::is_integer_v<B>, "bounded: value and bound must be integers");
+  const auto v = static_cast<std::int64_t>(value);
+  const auto b = static_cast<std::int64_t>(bound);
+  if (CUGUARD_IMPL_UNLIKELY(v < 0 || v >= b)) detail::fail_bounded(v, b, where);
+  detail::origin_info origin{};
+  origin.kind = index_origin::bounded;
+  origin.position[0] = b;
+  return checked_index<I>(value, origin);
+}
+
+#else
+
+template <class View, class... Is>
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE checked_index<cuda::std::remove_cv_t<typename View::element_type>>
+index_from(const View& indices, Is... is) {
+  using value_type = cuda::std::remove_cv_t<typename View::element_type>;
+  static_assert(detail::is_integer_v<value_type>, "index_from: the index view's elements must be integers");
+  return checked_index<value_type>(indices(is...));
+}
+
+template <class I, class B>
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE constexpr checked_index<I> bounded(I value, B) noexcept {
+  static_assert(detail::is_integer_v<I> && detail::is_integer_v<B>, "bounded: value and bound must be integers");
+  return checked_index<I>(value);
+}
+
+#endif
+
+CUGUARD_IMPL_END_NAMESPACE

@@ -1,0 +1,617 @@
+// SPDX-License-Identifier: Apache-2.0
+// cuguard::checked_view: a pointer with shape, strides, label and lifetime, checked at every access.
+#pragma once
+
+#include <cuguard/checked_index.hpp>
+#include <cuguard/config.hpp>
+#include <cuguard/detail/fail.hpp>
+#include <cuguard/lifetime.hpp>
+#include <cuguard/violation.hpp>
+
+#include <cuda/std/array>
+#include <cuda/std/cstddef>
+#include <cuda/std/cstdint>
+#include <cuda/std/limits>
+#include <cuda/std/mdspan>
+#include <cuda/std/source_location>
+#include <cuda/std/type_traits>
+
+#include <cstring>
+
+CUGUARD_IMPL_BEGIN_NAMESPACE
+
+/// N consecutive elements, aligned to their total size: what load<N> returns and store<N> takes.
+template <class T, int N>
+struct alignas(sizeof(T) * N) vec {
+  static_assert(N > 0 && (N & (N - 1)) == 0, "vec: N must be a power of two");
+  static_assert(sizeof(T) * N <= 16, "vec: at most 16 bytes (one 128-bit access)");
+  T v[N];
+  CUGUARD_HOST_DEVICE constexpr T& operator[](int i) noexcept { return v[i]; }
+  CUGUARD_HOST_DEVICE constexpr const T& operator[](int i) const noexcept { return v[i]; }
+};
+
+template <class T, std::size_t Rank, class Index = std::int64_t>
+class checked_view;
+
+namespace detail {
+struct raw_tag {};
+
+/// a * b with two's-complement wrap-around instead of undefined behaviour: strides of a view too
+/// large for its index type are computed before the construction check rejects the view.
+template <class Index>
+CUGUARD_HOST_DEVICE constexpr Index wrapping_mul(Index a, Index b) noexcept {
+  using unsigned_index = cuda::std::make_unsigned_t<Index>;
+  return static_cast<Index>(static_cast<unsigned_index>(a) * static_cast<unsigned_index>(b));
+}
+
+/// Metadata a checked view carries besides pointer, extents and strides (checks on only).
+struct view_meta {
+  const char* label = nullptr;
+  lifetime_token token{};
+  memory_space space = memory_space::unknown;
+  int device = -1;
+};
+} // namespace detail
+
+/// A view of `T` elements in `Rank` dimensions with `Index` extents and strides (in elements).
+///
+/// With CUGUARD_ENABLE_CHECKS=1 every access checks each index against its extent (negative
+/// indices included), the lifetime of the memory, and for vector accesses contiguity and
+/// alignment; a failed check reports the caller's file and line, the label, the index, the
+/// extent and, for a checked_index, where the index came from. With checks off the view holds
+/// only the pointer, extents and strides, and an access is plain pointer arithmetic.
+///
+/// Views are trivially copyable and can be passed to kernels by value. Every member works in
+/// host and device code.
+template <class T, std::size_t Rank, class Index>
+class checked_view {
+  static_assert(Rank >= 1 && Rank <= static_cast<std::size_t>(violation::max_rank), "checked_view: Rank must be 1 to 8");
+  static_assert(cuda::std::is_integral<Index>::value && cuda::std::is_signed<Index>::value,
+                "checked_view: Index must be a signed integer type");
+  static_assert(!cuda::std::is_reference<T>::value, "checked_view: T must not be a reference");
+
+  template <class, std::size_t, class>
+  friend class checked_view;
+
+  static constexpr bool checks = CUGUARD_IMPL_CHECKS != 0;
+  using location = cuda::std::source_location;
+
+ public:
+  using element_type = T;
+  using value_type = cuda::std::remove_cv_t<T>;
+  using index_type = Index;
+  using reference = T&;
+  using pointer = T*;
+  /// The unchecked mdspan this view converts to.
+  using mdspan_type = cuda::std::mdspan<T, cuda::std::dextents<Index, Rank>, cuda::std::layout_stride>;
+
+  /// An empty view (null data, all extents 0).
+  checked_view() = default;
+
+  /// A contiguous row-major view of `data` with the given extents. `label` names the view in
+  /// reports; it must outlive the view (a string literal is the usual choice).
+  CUGUARD_HOST_DEVICE checked_view(T* data, const Index (&extents)[Rank], const char* label,
+                                   location where = location::current())
+      : data_(data) {
+    Index stride = 1;
+    for (std::size_t r = Rank; r-- > 0;) {
+      extents_[r] = extents[r];
+      strides_[r] = stride;
+      stride = detail::wrapping_mul(stride, extents[r]);
+    }
+    init(label, where);
+  }
+
+  /// A strided view: element (i0, ..., iR-1) is data[i0 * strides[0] + ... ]. Strides are in
+  /// elements and must not be negative.
+  CUGUARD_HOST_DEVICE checked_view(T* data, const Index (&extents)[Rank], const Index (&strides)[Rank],
+                                   const char* label, location where = location::current())
+      : data_(data) {
+    for (std::size_t r = 0; r < Rank; ++r) {
+      extents_[r] = extents[r];
+      strides_[r] = strides[r];
+    }
+    init(label, where);
+  }
+
+  /// A view of an mdspan with a strided layout (layout_right, layout_left or layout_stride).
+  template <class Extents, class Layout, class Accessor,
+            cuda::std::enable_if_t<Extents::rank() == Rank, int> = 0>
+  CUGUARD_HOST_DEVICE checked_view(const cuda::std::mdspan<T, Extents, Layout, Accessor>& m, const char* label,
+                                   location where = location::current())
+      : data_(m.data_handle()) {
+    static_assert(cuda::std::is_same<Accessor, cuda::std::default_accessor<T>>::value,
+                  "checked_view: only mdspans with the default accessor can be viewed");
+    static_assert(Layout::template mapping<Extents>::is_always_strided(),
+                  "checked_view: only strided mdspan layouts can be viewed");
+    for (std::size_t r = 0; r < Rank; ++r) {
+      extents_[r] = static_cast<Index>(m.extent(r));
+      strides_[r] = static_cast<Index>(m.stride(r));
+    }
+    init(label, where);
+  }
+
+  /// A view of const T from a view of T.
+  template <class U, cuda::std::enable_if_t<cuda::std::is_same<const U, T>::value && !cuda::std::is_const<U>::value, int> = 0>
+  CUGUARD_HOST_DEVICE constexpr checked_view(const checked_view<U, Rank, Index>& other) noexcept
+      : checked_view(detail::raw_tag{}, other.data_, other.extents_, other.strides_, other.meta()) {}
+
+  // ---------------------------------------------------------------------------------------------
+  // Shape and metadata
+  // ---------------------------------------------------------------------------------------------
+
+  /// Number of dimensions.
+  CUGUARD_HOST_DEVICE static constexpr std::size_t rank() noexcept { return Rank; }
+  /// Extent of dimension r.
+  CUGUARD_HOST_DEVICE constexpr Index extent(std::size_t r) const noexcept { return extents_[r]; }
+  /// Stride of dimension r, in elements.
+  CUGUARD_HOST_DEVICE constexpr Index stride(std::size_t r) const noexcept { return strides_[r]; }
+  /// Number of elements (the product of the extents).
+  CUGUARD_HOST_DEVICE constexpr Index size() const noexcept {
+    Index n = 1;
+    for (std::size_t r = 0; r < Rank; ++r) n = detail::wrapping_mul(n, extents_[r]);
+    return n;
+  }
+  /// True if the view has no element.
+  CUGUARD_HOST_DEVICE constexpr bool empty() const noexcept { return size() == 0; }
+  /// The data pointer.
+  CUGUARD_HOST_DEVICE constexpr T* data() const noexcept { return data_; }
+
+  /// True if the elements are packed in row-major order (dimensions of extent 1 may have any
+  /// stride, as in PyTorch; a view without elements is contiguous).
+  CUGUARD_HOST_DEVICE constexpr bool is_contiguous() const noexcept {
+    if (empty()) return true;
+    Index expected = 1;
+    for (std::size_t r = Rank; r-- > 0;) {
+      if (extents_[r] != 1 && strides_[r] != expected) return false;
+      expected = detail::wrapping_mul(expected, extents_[r]);
+    }
+    return true;
+  }
+
+#if CUGUARD_IMPL_CHECKS
+  /// The label given at construction ("" if none).
+  CUGUARD_HOST_DEVICE constexpr const char* label() const noexcept { return label_ ? label_ : ""; }
+  /// Lifetime token of the tracked allocation the view lies in (slot 0: untracked).
+  CUGUARD_HOST_DEVICE constexpr lifetime_token token() const noexcept { return token_; }
+  /// Memory space, as far as known (from the tracked allocation).
+  CUGUARD_HOST_DEVICE constexpr memory_space space() const noexcept { return space_; }
+  /// Device of the memory, -1 if none or unknown.
+  CUGUARD_HOST_DEVICE constexpr int device() const noexcept { return device_; }
+#else
+  CUGUARD_HOST_DEVICE constexpr const char* label() const noexcept { return ""; }
+  CUGUARD_HOST_DEVICE constexpr lifetime_token token() const noexcept { return {}; }
+  CUGUARD_HOST_DEVICE constexpr memory_space space() const noexcept { return memory_space::unknown; }
+  CUGUARD_HOST_DEVICE constexpr int device() const noexcept { return -1; }
+#endif
+
+  // ---------------------------------------------------------------------------------------------
+  // Element access
+  // ---------------------------------------------------------------------------------------------
+
+#if CUGUARD_IMPL_CHECKS
+  /// The element at (i0, ..., iR-1). Indices are integers or checked_index values.
+  template <class... Rest>
+  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE T& operator()(detail::first_index i0, Rest... rest) const {
+    static_assert(sizeof...(Rest) + 1 == Rank, "checked_view: wrong number of indices");
+    static_assert((detail::is_index_v<Rest> && ...), "checked_view: indices must be integers or checked_index");
+    const std::int64_t idx[Rank] = {i0.value, detail::index_value(rest)...};
+    bool bad = !detail::alive(token_);
+    for (std::size_t r = 0; r < Rank; ++r)
+      bad |= static_cast<std::uint64_t>(idx[r]) >= static_cast<std::uint64_t>(extents_[r]);
+    if (CUGUARD_IMPL_UNLIKELY(bad)) return detail::fail_access(*this, operation::access, 0, i0, rest...);
+    return data_[offset(idx)];
+  }
+
+  /// The element at i (rank 1 only).
+  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE T& operator[](detail::first_index i) const {
+    static_assert(Rank == 1, "checked_view: operator[] needs a rank-1 view; use operator() for more indices");
+    return (*this)(i);
+  }
+
+  /// N consecutive elements along the innermost dimension, starting at (i0, ..., iR-1), in one
+  /// access. Checks bounds, a unit inner stride and alignment to N * sizeof(T) bytes.
+  template <int N, class... Rest>
+  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE vec<value_type, N> load(detail::first_index i0, Rest... rest) const {
+    static_assert(sizeof...(Rest) + 1 == Rank, "checked_view: wrong number of indices");
+    const std::int64_t idx[Rank] = {i0.value, detail::index_value(rest)...};
+    T* p = data_ + offset(idx);
+    if (CUGUARD_IMPL_UNLIKELY(!vector_ok<N>(idx, p))) {
+      detail::fail_access(*this, operation::vector_load, N, i0, rest...);
+      return vec<value_type, N>{};
+    }
+    return read_vec<N>(p);
+  }
+
+  /// Writes N consecutive elements along the innermost dimension (see load).
+  template <int N, class... Rest>
+  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void store(const vec<value_type, N>& x, detail::first_index i0,
+                                                          Rest... rest) const {
+    static_assert(!cuda::std::is_const<T>::value, "checked_view: cannot store through a view of const elements");
+    static_assert(sizeof...(Rest) + 1 == Rank, "checked_view: wrong number of indices");
+    const std::int64_t idx[Rank] = {i0.value, detail::index_value(rest)...};
+    T* p = data_ + offset(idx);
+    if (CUGUARD_IMPL_UNLIKELY(!vector_ok<N>(idx, p))) {
+      detail::fail_access(*this, operation::vector_store, N, i0, rest...);
+      return;
+    }
+    write_vec<N>(p, x);
+  }
+#else
+  template <class... Is>
+  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE T& operator()(Is... is) const noexcept {
+    static_assert(sizeof...(Is) == Rank, "checked_view: wrong number of indices");
+    static_assert((detail::is_index_v<Is> && ...), "checked_view: indices must be integers or checked_index");
+    const Index idx[Rank] = {static_cast<Index>(is)...};
+    return data_[offset(idx)];
+  }
+
+  template <class I>
+  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE T& operator[](I i) const noexcept {
+    static_assert(Rank == 1, "checked_view: operator[] needs a rank-1 view; use operator() for more indices");
+    return (*this)(i);
+  }
+
+  template <int N, class... Is>
+  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE vec<value_type, N> load(Is... is) const noexcept {
+    static_assert(sizeof...(Is) == Rank, "checked_view: wrong number of indices");
+    const Index idx[Rank] = {static_cast<Index>(is)...};
+    return read_vec<N>(data_ + offset(idx));
+  }
+
+  template <int N, class... Is>
+  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void store(const vec<value_type, N>& x, Is... is) const noexcept {
+    static_assert(!cuda::std::is_const<T>::value, "checked_view: cannot store through a view of const elements");
+    static_assert(sizeof...(Is) == Rank, "checked_view: wrong number of indices");
+    const Index idx[Rank] = {static_cast<Index>(is)...};
+    write_vec<N>(data_ + offset(idx), x);
+  }
+#endif
+
+  // ---------------------------------------------------------------------------------------------
+  // Derived views (same memory, same label and lifetime)
+  // ---------------------------------------------------------------------------------------------
+
+  /// Elements [begin, end) of dimension `dim`.
+  CUGUARD_HOST_DEVICE checked_view slice(std::size_t dim, Index begin, Index end,
+                                         location where = location::current()) const {
+    if constexpr (checks) {
+      if (CUGUARD_IMPL_UNLIKELY(dim >= Rank)) bad_dim(operation::slice, dim, where);
+      if (CUGUARD_IMPL_UNLIKELY(begin < 0 || end < begin || end > extents_[dim]))
+        detail::fail_view(*this, violation_kind::out_of_bounds, operation::slice, static_cast<int>(dim), begin, end,
+                          {{}, 0}, where);
+    }
+    checked_view out = *this;
+    out.data_ = data_ + static_cast<std::int64_t>(begin) * strides_[dim];
+    out.extents_[dim] = static_cast<Index>(end - begin);
+    return out;
+  }
+
+  /// The view at index i of dimension `dim`, one rank lower.
+  CUGUARD_HOST_DEVICE checked_view<T, Rank - 1, Index> select(std::size_t dim, Index i,
+                                                             location where = location::current()) const {
+    static_assert(Rank >= 2, "checked_view: select needs rank 2 or more; use operator[] on a rank-1 view");
+    if constexpr (checks) {
+      if (CUGUARD_IMPL_UNLIKELY(dim >= Rank)) bad_dim(operation::select, dim, where);
+      if (CUGUARD_IMPL_UNLIKELY(i < 0 || i >= extents_[dim]))
+        detail::fail_view(*this, violation_kind::out_of_bounds, operation::select, static_cast<int>(dim), i, 0,
+                          {{}, 0}, where);
+    }
+    Index ext[Rank - 1] = {};
+    Index str[Rank - 1] = {};
+    for (std::size_t r = 0, k = 0; r < Rank; ++r) {
+      if (r == dim) continue;
+      ext[k] = extents_[r];
+      str[k] = strides_[r];
+      ++k;
+    }
+    return checked_view<T, Rank - 1, Index>(detail::raw_tag{}, data_ + static_cast<std::int64_t>(i) * strides_[dim],
+                                           ext, str, meta());
+  }
+
+  /// The same elements with dimensions reordered: dimension r of the result is dimension
+  /// order[r] of this view (PyTorch's permute).
+  CUGUARD_HOST_DEVICE checked_view permute(const int (&order)[Rank], location where = location::current()) const {
+    if constexpr (checks) {
+      bool seen[Rank] = {};
+      bool ok = true;
+      for (std::size_t r = 0; r < Rank; ++r) {
+        const int d = order[r];
+        if (d < 0 || d >= static_cast<int>(Rank) || seen[d]) {
+          ok = false;
+          break;
+        }
+        seen[d] = true;
+      }
+      if (CUGUARD_IMPL_UNLIKELY(!ok)) {
+        detail::dims given{{}, static_cast<int>(Rank)};
+        for (std::size_t r = 0; r < Rank; ++r) given.v[r] = order[r];
+        detail::fail_view(*this, violation_kind::invalid_argument, operation::permute, -1, 0, 0, given, where);
+      }
+    }
+    checked_view out = *this;
+    for (std::size_t r = 0; r < Rank; ++r) {
+      out.extents_[r] = extents_[order[r]];
+      out.strides_[r] = strides_[order[r]];
+    }
+    return out;
+  }
+
+  /// The same elements with dimensions a and b swapped.
+  CUGUARD_HOST_DEVICE checked_view transpose(std::size_t a, std::size_t b, location where = location::current()) const {
+    if constexpr (checks) {
+      if (CUGUARD_IMPL_UNLIKELY(a >= Rank)) bad_dim(operation::permute, a, where);
+      if (CUGUARD_IMPL_UNLIKELY(b >= Rank)) bad_dim(operation::permute, b, where);
+    }
+    checked_view out = *this;
+    out.extents_[a] = extents_[b];
+    out.strides_[a] = strides_[b];
+    out.extents_[b] = extents_[a];
+    out.strides_[b] = strides_[a];
+    return out;
+  }
+
+  /// The same elements with another shape of the same size. Only for contiguous views: a
+  /// strided view reports non_contiguous (PyTorch's view() would fail too; copy first).
+  template <std::size_t N>
+  CUGUARD_HOST_DEVICE checked_view<T, N, Index> reshape(const Index (&extents)[N],
+                                                       location where = location::current()) const {
+    static_assert(N >= 1 && N <= static_cast<std::size_t>(violation::max_rank), "reshape: rank must be 1 to 8");
+    Index str[N] = {};
+    Index stride = 1;
+    std::int64_t count = 1;
+    for (std::size_t r = N; r-- > 0;) {
+      str[r] = stride;
+      stride = detail::wrapping_mul(stride, extents[r]);
+      count = detail::wrapping_mul(count, static_cast<std::int64_t>(extents[r]));
+    }
+    if constexpr (checks) {
+      const bool bad_shape = count != static_cast<std::int64_t>(size());
+      if (CUGUARD_IMPL_UNLIKELY(!is_contiguous() || bad_shape)) {
+        detail::dims shape{{}, static_cast<int>(N)};
+        for (std::size_t r = 0; r < N; ++r) shape.v[r] = extents[r];
+        if (!is_contiguous())
+          detail::fail_view(*this, violation_kind::non_contiguous, operation::reshape, -1, 0, 0, shape, where);
+        else
+          detail::fail_view(*this, violation_kind::shape_mismatch, operation::reshape, -1,
+                            static_cast<std::int64_t>(size()), count, shape, where);
+      }
+    }
+    return checked_view<T, N, Index>(detail::raw_tag{}, data_, extents, str, meta());
+  }
+
+  /// The unchecked cuda::std::mdspan over the same elements. Explicit, because it drops every
+  /// check: use it to hand the data to code that takes an mdspan.
+  CUGUARD_HOST_DEVICE mdspan_type to_mdspan() const {
+    cuda::std::array<Index, Rank> ext{};
+    cuda::std::array<Index, Rank> str{};
+    for (std::size_t r = 0; r < Rank; ++r) {
+      ext[r] = extents_[r];
+      str[r] = strides_[r];
+    }
+    using mapping = cuda::std::layout_stride::mapping<cuda::std::dextents<Index, Rank>>;
+    return mdspan_type(data_, mapping(cuda::std::dextents<Index, Rank>(ext), str));
+  }
+  CUGUARD_HOST_DEVICE explicit operator mdspan_type() const { return to_mdspan(); }
+
+  /// A view of the same memory with every check of this build but a new label.
+  CUGUARD_HOST_DEVICE checked_view relabel(const char* label) const noexcept {
+    checked_view out = *this;
+#if CUGUARD_IMPL_CHECKS
+    out.label_ = label;
+#else
+    (void)label;
+#endif
+    return out;
+  }
+
+  /// Internal: a view assembled from parts that were already validated.
+  CUGUARD_HOST_DEVICE constexpr checked_view(detail::raw_tag, T* data, const Index* extents, const Index* strides,
+                                             const detail::view_meta& m) noexcept
+      : data_(data) {
+    for (std::size_t r = 0; r < Rank; ++r) {
+      extents_[r] = extents[r];
+      strides_[r] = strides[r];
+    }
+#if CUGUARD_IMPL_CHECKS
+    label_ = m.label;
+    token_ = m.token;
+    space_ = m.space;
+    device_ = m.device;
+#else
+    (void)m;
+#endif
+  }
+
+ private:
+  CUGUARD_HOST_DEVICE void bad_dim(operation op, std::size_t dim, const location& where) const {
+    detail::fail_view(*this, violation_kind::invalid_argument, op, static_cast<int>(dim), 0, 0, {{}, 0}, where);
+  }
+
+  CUGUARD_HOST_DEVICE constexpr detail::view_meta meta() const noexcept {
+#if CUGUARD_IMPL_CHECKS
+    return {label_, token_, space_, device_};
+#else
+    return {};
+#endif
+  }
+
+  template <class I>
+  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE static auto offset_of(const I (&idx)[Rank], const Index* strides) noexcept {
+    I off = 0;
+    for (std::size_t r = 0; r < Rank; ++r) off += idx[r] * static_cast<I>(strides[r]);
+    return off;
+  }
+  template <class I>
+  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE I offset(const I (&idx)[Rank]) const noexcept {
+    return offset_of(idx, strides_);
+  }
+
+  template <int N>
+  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE static vec<value_type, N> read_vec(const T* p) noexcept {
+#if CUGUARD_IMPL_DEVICE_PASS
+    return *reinterpret_cast<const vec<value_type, N>*>(p);
+#else
+    vec<value_type, N> out;
+    std::memcpy(&out, p, sizeof out);
+    return out;
+#endif
+  }
+  template <int N>
+  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE static void write_vec(T* p, const vec<value_type, N>& x) noexcept {
+#if CUGUARD_IMPL_DEVICE_PASS
+    *reinterpret_cast<vec<value_type, N>*>(p) = x;
+#else
+    std::memcpy(p, &x, sizeof x);
+#endif
+  }
+
+#if CUGUARD_IMPL_CHECKS
+  template <int N>
+  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE bool vector_ok(const std::int64_t (&idx)[Rank], const T* p) const noexcept {
+    bool bad = !detail::alive(token_) || strides_[Rank - 1] != 1;
+    for (std::size_t r = 0; r + 1 < Rank; ++r)
+      bad |= static_cast<std::uint64_t>(idx[r]) >= static_cast<std::uint64_t>(extents_[r]);
+    bad |= idx[Rank - 1] < 0 || idx[Rank - 1] > static_cast<std::int64_t>(extents_[Rank - 1]) - N;
+    bad |= (reinterpret_cast<std::uintptr_t>(p) % (sizeof(T) * N)) != 0;
+    return !bad;
+  }
+
+  // Checks a new view: extents and strides not negative, no null data under elements, every
+  // offset representable in Index, and (host) inside its tracked allocation.
+  CUGUARD_HOST_DEVICE void init(const char* label, const location& where) {
+    label_ = label;
+    constexpr auto max = static_cast<std::uint64_t>(cuda::std::numeric_limits<Index>::max());
+    constexpr auto cap = static_cast<std::uint64_t>(cuda::std::numeric_limits<std::int64_t>::max());
+    std::uint64_t largest = 0; // largest offset, saturated at cap
+    std::uint64_t count = 1;   // element count, saturated at cap
+    for (std::size_t r = 0; r < Rank; ++r) {
+      if (CUGUARD_IMPL_UNLIKELY(extents_[r] < 0 || strides_[r] < 0)) {
+        detail::fail_view(*this, violation_kind::invalid_argument, operation::make_view, static_cast<int>(r),
+                          extents_[r] < 0 ? 0 : 1, 0, {{}, 0}, where);
+        return;
+      }
+      const auto e = static_cast<std::uint64_t>(extents_[r]);
+      const auto s = static_cast<std::uint64_t>(strides_[r]);
+      count = e == 0 ? 0 : (count > cap / e ? cap : count * e);
+      const std::uint64_t reach = e > 1 && s != 0 ? (e - 1 > cap / s ? cap : (e - 1) * s) : 0;
+      largest = reach > cap - largest ? cap : largest + reach;
+    }
+    if (count == 0) return;
+    if (CUGUARD_IMPL_UNLIKELY(data_ == nullptr)) {
+      detail::fail_view(*this, violation_kind::null_data, operation::make_view, -1,
+                        static_cast<std::int64_t>(count), 0, {{}, 0}, where);
+      return;
+    }
+    if (CUGUARD_IMPL_UNLIKELY(largest > max || count > max)) {
+      // arg {value, maximum}; the dimension slot says which value: -1 the largest offset, -2 the count.
+      const bool offset = largest > max;
+      detail::fail_view(*this, violation_kind::index_overflow, operation::make_view, offset ? -1 : -2,
+                        static_cast<std::int64_t>(offset ? largest : count), static_cast<std::int64_t>(max),
+                        {{}, 0}, where);
+      return;
+    }
+#if !CUGUARD_IMPL_DEVICE_PASS
+    const detail::allocation_lookup found = detail::registry().find(data_);
+    if (found.found == detail::allocation_lookup::state::untracked) return;
+    const auto first = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(data_) - found.info.begin);
+    const auto bytes = static_cast<std::int64_t>((largest + 1) * sizeof(T));
+    if (CUGUARD_IMPL_UNLIKELY(found.found == detail::allocation_lookup::state::released ||
+                              first + bytes > static_cast<std::int64_t>(found.info.bytes))) {
+      detail::fail_allocation(*this, found, first, bytes, where);
+      return;
+    }
+    token_ = found.token;
+    space_ = found.info.space;
+    device_ = found.info.device;
+#endif
+  }
+#else
+  CUGUARD_HOST_DEVICE constexpr void init(const char*, const location&) noexcept {}
+#endif
+
+  T* data_ = nullptr;
+  Index extents_[Rank] = {};
+  Index strides_[Rank] = {};
+#if CUGUARD_IMPL_CHECKS
+  const char* label_ = nullptr;
+  lifetime_token token_{};
+  memory_space space_ = memory_space::unknown;
+  int device_ = -1;
+#endif
+};
+
+// -------------------------------------------------------------------------------------------------
+// Factories and assertions
+// -------------------------------------------------------------------------------------------------
+
+/// A contiguous row-major view: `make_view(p, {rows, cols}, "x")`.
+template <std::size_t Rank, class T>
+CUGUARD_HOST_DEVICE checked_view<T, Rank> make_view(
+    T* data, const std::int64_t (&extents)[Rank], const char* label,
+    cuda::std::source_location where = cuda::std::source_location::current()) {
+  return checked_view<T, Rank>(data, extents, label, where);
+}
+
+/// A strided view: `make_strided_view(p, {rows, cols}, {1, rows}, "xt")`.
+template <std::size_t Rank, class T>
+CUGUARD_HOST_DEVICE checked_view<T, Rank> make_strided_view(
+    T* data, const std::int64_t (&extents)[Rank], const std::int64_t (&strides)[Rank], const char* label,
+    cuda::std::source_location where = cuda::std::source_location::current()) {
+  return checked_view<T, Rank>(data, extents, strides, label, where);
+}
+
+/// A view of an mdspan with a strided layout and the default accessor.
+template <class T, class Extents, class Layout, class Accessor>
+CUGUARD_HOST_DEVICE checked_view<T, Extents::rank(), typename Extents::index_type> make_view(
+    const cuda::std::mdspan<T, Extents, Layout, Accessor>& m, const char* label,
+    cuda::std::source_location where = cuda::std::source_location::current()) {
+  return checked_view<T, Extents::rank(), typename Extents::index_type>(m, label, where);
+}
+
+/// Asserts that `v` is contiguous (row-major, packed); a non_contiguous violation otherwise.
+/// Put it where a kernel depends on contiguity. Not evaluated when checks are off.
+template <class T, std::size_t Rank, class Index>
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void expect_contiguous(
+    const checked_view<T, Rank, Index>& v, cuda::std::source_location where = cuda::std::source_location::current()) {
+#if CUGUARD_IMPL_CHECKS
+  if (CUGUARD_IMPL_UNLIKELY(!v.is_contiguous())) {
+    detail::dims expected{{}, static_cast<int>(Rank)};
+    std::int64_t stride = 1;
+    for (std::size_t r = Rank; r-- > 0;) {
+      expected.v[r] = stride;
+      stride *= v.extent(r);
+    }
+    detail::fail_view(v, violation_kind::non_contiguous, operation::expect_contiguous, -1, 0, 0, expected, where);
+  }
+#else
+  (void)v, (void)where;
+#endif
+}
+
+/// Asserts that `v` has exactly the given extents; a shape_mismatch violation naming the first
+/// differing dimension (or the rank) otherwise. Not evaluated when checks are off.
+template <class T, std::size_t Rank, class Index, std::size_t N>
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void expect_shape(
+    const checked_view<T, Rank, Index>& v, const std::int64_t (&extents)[N],
+    cuda::std::source_location where = cuda::std::source_location::current()) {
+#if CUGUARD_IMPL_CHECKS
+  int dim = -1;
+  bool bad = N != Rank;
+  for (std::size_t r = 0; !bad && r < Rank; ++r) {
+    if (static_cast<std::int64_t>(v.extent(r)) != extents[r]) {
+      bad = true;
+      dim = static_cast<int>(r);
+    }
+  }
+  if (CUGUARD_IMPL_UNLIKELY(bad)) {
+    detail::dims expected{{}, static_cast<int>(N)};
+    for (std::size_t r = 0; r < N && r < static_cast<std::size_t>(violation::max_rank); ++r) expected.v[r] = extents[r];
+    detail::fail_view(v, violation_kind::shape_mismatch, operation::expect_shape, dim, 0, 0, expected, where);
+  }
+#else
+  (void)v, (void)extents, (void)where;
+#endif
+}
+
+CUGUARD_IMPL_END_NAMESPACE

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: Apache-2.0
+// The only header that reads user macros: check mode, host violation policy, annotations, ABI namespace.
+#pragma once
+
+#include <cuguard/version.hpp>
+
+// ---------------------------------------------------------------------------------------------
+// CUGUARD_ENABLE_CHECKS: 1 turns every check on, 0 or undefined turns them off. Never derived
+// from NDEBUG. Any other spelling (ON, true, empty) is an error, not a silent "off".
+// ---------------------------------------------------------------------------------------------
+#define CUGUARD_IMPL_CAT2(a, b) a##b
+#define CUGUARD_IMPL_CAT(a, b) CUGUARD_IMPL_CAT2(a, b)
+#define CUGUARD_IMPL_VALID_SWITCH_0 1
+#define CUGUARD_IMPL_VALID_SWITCH_1 1
+
+#if defined(CUGUARD_ENABLE_CHECKS)
+#  if !CUGUARD_IMPL_CAT(CUGUARD_IMPL_VALID_SWITCH_, CUGUARD_ENABLE_CHECKS)
+#    error "CUGUARD_ENABLE_CHECKS must be defined as 0 or 1 (for example -DCUGUARD_ENABLE_CHECKS=1, not =ON)"
+#  endif
+#  define CUGUARD_IMPL_CHECKS CUGUARD_ENABLE_CHECKS
+#else
+#  define CUGUARD_IMPL_CHECKS 0
+#endif
+
+// CUGUARD_ON_VIOLATION_THROW: a host-side violation throws cuguard::violation_error instead of
+// printing the report and aborting.
+#if defined(CUGUARD_ON_VIOLATION_THROW)
+#  define CUGUARD_IMPL_THROW 1
+#else
+#  define CUGUARD_IMPL_THROW 0
+#endif
+
+// CUGUARD_LIFETIME_SLOTS: how many tracked allocations can be alive at once (host registry).
+#if defined(CUGUARD_LIFETIME_SLOTS)
+#  define CUGUARD_IMPL_LIFETIME_SLOTS CUGUARD_LIFETIME_SLOTS
+#else
+#  define CUGUARD_IMPL_LIFETIME_SLOTS 4096
+#endif
+
+// ---------------------------------------------------------------------------------------------
+// Host/device annotations. CUGUARD_HOST_DEVICE may be predefined by the user.
+// ---------------------------------------------------------------------------------------------
+#if !defined(CUGUARD_HOST_DEVICE)
+#  if defined(__CUDACC__)
+#    define CUGUARD_HOST_DEVICE __host__ __device__
+#  else
+#    define CUGUARD_HOST_DEVICE
+#  endif
+#endif
+
+#if defined(__CUDACC__)
+#  define CUGUARD_IMPL_FORCEINLINE __forceinline__
+#  define CUGUARD_IMPL_NOINLINE __noinline__
+#elif defined(__GNUC__)
+#  define CUGUARD_IMPL_FORCEINLINE inline __attribute__((always_inline))
+#  define CUGUARD_IMPL_NOINLINE __attribute__((noinline, cold))
+#else
+#  define CUGUARD_IMPL_FORCEINLINE inline
+#  define CUGUARD_IMPL_NOINLINE
+#endif
+
+#if defined(__GNUC__) || defined(__clang__) || defined(__CUDACC__)
+#  define CUGUARD_IMPL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#  define CUGUARD_IMPL_UNLIKELY(x) (x)
+#endif
+
+// True in the device compilation pass of nvcc only.
+#if defined(__CUDA_ARCH__)
+#  define CUGUARD_IMPL_DEVICE_PASS 1
+#else
+#  define CUGUARD_IMPL_DEVICE_PASS 0
+#endif
+
+// ---------------------------------------------------------------------------------------------
+// ABI namespace: checked and unchecked builds give every cuguard entity a different mangled
+// name, so a program that mixes them fails to link instead of silently breaking the ODR.
+// ---------------------------------------------------------------------------------------------
+#if CUGUARD_IMPL_CHECKS
+#  define CUGUARD_IMPL_ABI checked_v0
+#else
+#  define CUGUARD_IMPL_ABI unchecked_v0
+#endif
+#define CUGUARD_IMPL_BEGIN_NAMESPACE \
+  namespace cuguard {                \
+  inline namespace CUGUARD_IMPL_ABI {
+#define CUGUARD_IMPL_END_NAMESPACE \
+  }                                \
+  }
+
+CUGUARD_IMPL_BEGIN_NAMESPACE
+/// True when this translation unit was compiled with CUGUARD_ENABLE_CHECKS=1.
+inline constexpr bool checks_enabled = CUGUARD_IMPL_CHECKS != 0;
+CUGUARD_IMPL_END_NAMESPACE

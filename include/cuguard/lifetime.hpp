@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: Apache-2.0
+// Lifetime metadata: track(pointer, bytes, label) / release(pointer), and the token views carry.
+#pragma once
+
+#include <cuguard/config.hpp>
+#include <cuguard/report.hpp>
+#include <cuguard/violation.hpp>
+
+#include <cuda/std/cstdint>
+#include <cuda/std/source_location>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+CUGUARD_IMPL_BEGIN_NAMESPACE
+
+/// Identifies one tracked allocation: a slot of the registry and the generation the slot had
+/// when the view was made. Slot 0 means "not tracked". Released slots change generation, so a
+/// stale token no longer matches.
+struct lifetime_token {
+  std::uint32_t slot = 0;
+  std::uint32_t generation = 0;
+};
+
+namespace detail {
+
+inline constexpr std::uint32_t lifetime_slots = CUGUARD_IMPL_LIFETIME_SLOTS;
+static_assert(lifetime_slots >= 2, "CUGUARD_LIFETIME_SLOTS must be at least 2");
+
+/// Current generation of each slot; read on every checked host access through a tracked view,
+/// so it is a plain array of relaxed atomics with no lock and no initialization guard.
+inline std::atomic<std::uint32_t> lifetime_generations[lifetime_slots];
+
+/// What the registry knows of one allocation.
+struct allocation_info {
+  std::uintptr_t begin = 0;
+  std::size_t bytes = 0;
+  std::string label;
+  memory_space space = memory_space::unknown;
+  int device = -1;
+  cuda::std::source_location allocated;
+  cuda::std::source_location released;
+  bool live = false;
+};
+
+/// The answer of lifetime_registry::find.
+struct allocation_lookup {
+  enum class state { untracked, live, released } found = state::untracked;
+  lifetime_token token;
+  allocation_info info;
+};
+
+/// Host-side table of tracked allocations. Slots are reused oldest-released first, so the
+/// allocation and release sites of a stale view stay readable as long as possible.
+class lifetime_registry {
+ public:
+  lifetime_token track(const void* p, std::size_t bytes, const char* label, memory_space space, int device,
+                       cuda::std::source_location where) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto begin = reinterpret_cast<std::uintptr_t>(p);
+    std::uint32_t slot = 0;
+    if (next_fresh_ < lifetime_slots) {
+      slot = next_fresh_++;
+    } else if (!free_.empty()) {
+      slot = free_.front();
+      free_.pop_front();
+      forget_released(slot);
+    } else {
+      return {}; // table full: the allocation stays untracked
+    }
+    if (infos_.size() <= slot) infos_.resize(slot + 1);
+    auto stale = released_.find(begin);
+    if (stale != released_.end()) released_.erase(stale);
+    infos_[slot] = allocation_info{begin, bytes, label ? label : "", space, device, where, {}, true};
+    live_[begin] = slot;
+    tracked_.fetch_add(1, std::memory_order_relaxed);
+    return {slot, lifetime_generations[slot].load(std::memory_order_relaxed)};
+  }
+
+  /// Releases the allocation that starts at `p`; a violation if there is none.
+  void release(const void* p, cuda::std::source_location where) {
+    const auto begin = reinterpret_cast<std::uintptr_t>(p);
+    violation v{};
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto it = live_.find(begin);
+      if (it != live_.end()) {
+        const std::uint32_t slot = it->second;
+        live_.erase(it);
+        infos_[slot].live = false;
+        infos_[slot].released = where;
+        lifetime_generations[slot].fetch_add(1, std::memory_order_relaxed);
+        released_[begin] = slot;
+        free_.push_back(slot);
+        return;
+      }
+      auto old = released_.find(begin);
+      if (old != released_.end()) {
+        v.kind = violation_kind::use_after_free;
+        fill_allocation(v, infos_[old->second]);
+      } else {
+        v.kind = violation_kind::invalid_argument;
+        v.arg[0] = static_cast<std::int64_t>(begin);
+      }
+    }
+    v.op = operation::release;
+    v.dim = -1;
+    v.device = -1;
+    v.count = 1;
+    detail::copy_tail(v.file, where.file_name());
+    detail::copy_text(v.function, where.function_name());
+    v.line = static_cast<unsigned>(where.line());
+    raise_host(v);
+  }
+
+  /// The allocation containing `p` (live first, then released and not yet reused).
+  allocation_lookup find(const void* p) const {
+    allocation_lookup r;
+    if (tracked_.load(std::memory_order_relaxed) == 0) return r;
+    const auto addr = reinterpret_cast<std::uintptr_t>(p);
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (auto slot = containing(live_, addr)) {
+      r.found = allocation_lookup::state::live;
+      r.token = {slot, lifetime_generations[slot].load(std::memory_order_relaxed)};
+      r.info = infos_[slot];
+    } else if (auto old = containing(released_, addr)) {
+      r.found = allocation_lookup::state::released;
+      r.info = infos_[old];
+    }
+    return r;
+  }
+
+  /// Fills the allocation fields of `v` for a stale token; false if the slot was reused since.
+  bool describe_stale(const lifetime_token& t, violation& v) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (t.slot >= infos_.size()) return false;
+    const allocation_info& info = infos_[t.slot];
+    if (info.live || lifetime_generations[t.slot].load(std::memory_order_relaxed) != t.generation + 1) return false;
+    fill_allocation(v, info);
+    return true;
+  }
+
+  static void fill_allocation(violation& v, const allocation_info& info) {
+    detail::copy_text(v.alloc_label, info.label.c_str());
+    detail::copy_site(v.alloc_site, info.allocated);
+    detail::copy_site(v.free_site, info.released);
+    v.arg[0] = static_cast<std::int64_t>(info.bytes);
+  }
+
+ private:
+  std::uint32_t containing(const std::map<std::uintptr_t, std::uint32_t>& m, std::uintptr_t addr) const {
+    auto it = m.upper_bound(addr);
+    if (it == m.begin()) return 0;
+    --it;
+    const std::size_t bytes = infos_[it->second].bytes;
+    return addr - it->first < (bytes == 0 ? 1 : bytes) ? it->second : 0;
+  }
+
+  void forget_released(std::uint32_t slot) {
+    for (auto it = released_.begin(); it != released_.end(); ++it) {
+      if (it->second == slot) {
+        released_.erase(it);
+        return;
+      }
+    }
+  }
+
+  mutable std::mutex mutex_;
+  std::vector<allocation_info> infos_;
+  std::map<std::uintptr_t, std::uint32_t> live_;
+  std::map<std::uintptr_t, std::uint32_t> released_;
+  std::deque<std::uint32_t> free_;
+  std::uint32_t next_fresh_ = 1; // slot 0 means "untracked"
+  std::atomic<std::uint32_t> tracked_{0};
+};
+
+inline lifetime_registry& registry() {
+  static lifetime_registry r;
+  return r;
+}
+
+/// True if the allocation behind `t` is still alive (or untracked). Device code cannot read
+/// the host table, so it answers true there.
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE bool alive(const lifetime_token& t) noexcept {
+#if CUGUARD_IMPL_DEVICE_PASS
+  (void)t;
+  return true;
+#else
+  return t.slot == 0 || lifetime_generations[t.slot].load(std::memory_order_relaxed) == t.generation;
+#endif
+}
+
+} // namespace detail
+
+/// Registers `bytes` bytes at `p` under `label`, so that views made over that memory carry a
+/// lifetime token, are checked to lie inside it, and report use_after_free once it is
+/// released. Returns the token (an untracked token when checks are off or the table is full).
+inline lifetime_token track(const void* p, std::size_t bytes, const char* label,
+                            memory_space space = memory_space::unknown, int device = -1,
+                            cuda::std::source_location where = cuda::std::source_location::current()) {
+#if CUGUARD_IMPL_CHECKS
+  return detail::registry().track(p, bytes, label, space, device, where);
+#else
+  (void)p, (void)bytes, (void)label, (void)space, (void)device, (void)where;
+  return {};
+#endif
+}
+
+/// Marks the allocation that starts at `p` as released: every access through a view of it is
+/// then a use_after_free violation naming where it was tracked and released. Releasing memory
+/// that is not tracked (or twice) is a violation too.
+inline void release(const void* p, cuda::std::source_location where = cuda::std::source_location::current()) {
+#if CUGUARD_IMPL_CHECKS
+  detail::registry().release(p, where);
+#else
+  (void)p, (void)where;
+#endif
+}
+
+CUGUARD_IMPL_END_NAMESPACE

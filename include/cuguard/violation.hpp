@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: Apache-2.0
+// cuguard::violation: the plain record of one bad access, fillable in device code.
+#pragma once
+
+#include <cuguard/config.hpp>
+
+#include <cuda/std/cstdint>
+#include <cuda/std/source_location>
+
+CUGUARD_IMPL_BEGIN_NAMESPACE
+
+/// What went wrong.
+enum class violation_kind : unsigned char {
+  none,               ///< no violation recorded
+  out_of_bounds,      ///< an index, slice or range outside the extent (or a negative one)
+  index_overflow,     ///< an offset that does not fit the view's index type
+  non_contiguous,     ///< an operation that needs contiguous storage got strided storage
+  misaligned,         ///< a vector access whose address is not aligned to its width
+  use_after_free,     ///< an access through a view whose allocation was released
+  wrong_memory_space, ///< memory of the wrong space (host memory in a kernel, another device)
+  shape_mismatch,     ///< shapes that had to agree do not
+  null_data,          ///< a view of one or more elements over a null pointer
+  invalid_argument,   ///< a dimension, permutation, extent or stride that cannot be valid
+};
+
+/// The operation that found the violation.
+enum class operation : unsigned char {
+  access,            ///< operator() / operator[]
+  vector_load,       ///< load<N>
+  vector_store,      ///< store<N>
+  slice,             ///< slice(dim, begin, end)
+  select,            ///< select(dim, i)
+  permute,           ///< permute / transpose
+  reshape,           ///< reshape
+  make_view,         ///< view construction
+  bounded,           ///< bounded(value, bound)
+  expect_contiguous, ///< expect_contiguous(view)
+  expect_shape,      ///< expect_shape(view, extents)
+  release,           ///< release(pointer) of the lifetime registry
+};
+
+/// Where a view's memory lives, as far as cuguard knows.
+enum class memory_space : unsigned char { unknown, host, device, managed };
+
+/// Where an index value came from, when it came through a checked_index.
+enum class index_origin : unsigned char {
+  none,       ///< a plain integer
+  index_view, ///< read from a view by index_from(view, i...)
+  bounded,    ///< checked against a bound by bounded(value, bound)
+};
+
+/// A source position copied into a record (file, function, line).
+struct site_record {
+  char file[192];
+  char function[96];
+  unsigned line;
+};
+
+/// The kernel launch a device violation belongs to.
+struct launch_record {
+  std::uint64_t id;     ///< launch number, counted from 1; 0: not recorded
+  char kernel[96];      ///< kernel name
+  site_record site;     ///< where launch() was called
+  unsigned grid[3];     ///< grid dimensions
+  unsigned block[3];    ///< block dimensions
+};
+
+/// One violation, as a plain record: every string is copied in, so the record stays readable on
+/// the host whatever memory the view's label or the source file name lived in.
+struct violation {
+  static constexpr int max_rank = 8;
+
+  violation_kind kind;     ///< what went wrong
+  operation op;            ///< what found it
+  char label[64];          ///< label of the view
+  char type[32];           ///< element type of the view ("float", "const int")
+  char file[192];          ///< file of the offending expression (the caller's, not cuguard's)
+  unsigned line;           ///< line of the offending expression
+  char function[96];       ///< function containing the offending expression
+  int rank;                ///< rank of the view
+  int dim;                 ///< offending dimension, -1 when none applies
+  std::int64_t index[max_rank];  ///< indices of the access (rank entries)
+  std::int64_t extent[max_rank]; ///< extents of the view
+  std::int64_t stride[max_rank]; ///< strides of the view, in elements
+  /// Operation details: slice {begin, end}; select {index}; bounded {value, bound};
+  /// vector access {width, address, alignment}; reshape {elements before, after};
+  /// make_view {0: bad extent, 1: bad stride} or {largest offset, index maximum} or
+  /// {allocation bytes, view's first byte, view bytes}; null_data {elements};
+  /// use_after_free {allocation bytes}; release {address}.
+  std::int64_t arg[4];
+  /// What was expected or asked for: reshape and expect_shape {extents}; non_contiguous
+  /// {contiguous strides}; permute {the permutation}.
+  std::int64_t expected[max_rank];
+  int expected_rank;       ///< entries in `expected`
+
+  index_origin origin;                 ///< where index[dim] came from
+  char origin_label[64];               ///< label of the index view it was read from
+  int origin_rank;                     ///< rank of that view
+  std::int64_t origin_index[max_rank]; ///< position in that view (bounded: origin_index[0] is the bound)
+
+  char alloc_label[64];    ///< label of the tracked allocation (use_after_free, make_view)
+  site_record alloc_site;  ///< where it was tracked
+  site_record free_site;   ///< where it was released
+
+  memory_space space;      ///< memory space of the view
+  int device;              ///< device of the view's memory, -1 if none or unknown
+
+  bool on_device;          ///< found in device code (block, thread and launch are valid)
+  unsigned block[3];       ///< blockIdx of the offending thread
+  unsigned thread[3];      ///< threadIdx of the offending thread
+  launch_record launch;    ///< the launch the kernel belongs to
+  std::uint64_t count;     ///< violations seen since the last check, this one included
+};
+
+namespace detail {
+
+/// Copies `src` into `dst`, truncating at the end; null becomes "".
+template <int N>
+CUGUARD_HOST_DEVICE inline void copy_text(char (&dst)[N], const char* src) noexcept {
+  int i = 0;
+  if (src != nullptr) {
+    for (; i < N - 1 && src[i] != '\0'; ++i) dst[i] = src[i];
+  }
+  dst[i] = '\0';
+}
+
+/// Copies `src` into `dst`, keeping the end of a long text ("...ples/bug.cu"): for file paths.
+template <int N>
+CUGUARD_HOST_DEVICE inline void copy_tail(char (&dst)[N], const char* src) noexcept {
+  if (src == nullptr) {
+    dst[0] = '\0';
+    return;
+  }
+  int len = 0;
+  while (src[len] != '\0') ++len;
+  if (len < N) {
+    copy_text(dst, src);
+    return;
+  }
+  dst[0] = dst[1] = dst[2] = '.';
+  const char* tail = src + (len - (N - 4));
+  for (int i = 0; i < N - 4; ++i) dst[3 + i] = tail[i];
+  dst[N - 1] = '\0';
+}
+
+CUGUARD_HOST_DEVICE inline void copy_site(site_record& dst, const cuda::std::source_location& where) noexcept {
+  copy_tail(dst.file, where.file_name());
+  copy_text(dst.function, where.function_name());
+  dst.line = static_cast<unsigned>(where.line());
+}
+
+} // namespace detail
+
+CUGUARD_IMPL_END_NAMESPACE

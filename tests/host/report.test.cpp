@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: Apache-2.0
+// Tests of the report format for records filled by device code, and of violation_error.
+#include "support.hpp"
+
+#include <cuguard/cuguard.hpp>
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <exception>
+#include <type_traits>
+
+namespace report_tests {
+// The record device code fills for DESIGN.md's example.
+cuguard::violation device_record() {
+  cuguard::violation v{};
+  v.kind = cuguard::violation_kind::out_of_bounds;
+  v.op = cuguard::operation::access;
+  std::strcpy(v.label, "embeddings");
+  std::strcpy(v.type, "float");
+  std::strcpy(v.file, "examples/lstm_gather_bug.cu");
+  v.line = 41;
+  std::strcpy(v.function, "gather_rows");
+  v.rank = 2;
+  v.dim = 0;
+  v.index[0] = 1030, v.index[1] = 17;
+  v.extent[0] = 1024, v.extent[1] = 256;
+  v.stride[0] = 256, v.stride[1] = 1;
+  v.origin = cuguard::index_origin::index_view;
+  std::strcpy(v.origin_label, "mask_idx");
+  v.origin_rank = 1;
+  v.origin_index[0] = 5;
+  v.on_device = true;
+  v.block[0] = 5;
+  v.thread[0] = 17;
+  v.launch.id = 3;
+  std::strcpy(v.launch.kernel, "gather_rows");
+  std::strcpy(v.launch.site.file, "examples/lstm_gather_bug.cu");
+  v.launch.site.line = 88;
+  v.launch.grid[0] = 32, v.launch.grid[1] = 1, v.launch.grid[2] = 1;
+  v.launch.block[0] = 256, v.launch.block[1] = 1, v.launch.block[2] = 1;
+  v.count = 4096;
+  return v;
+}
+} // namespace report_tests
+
+TEST_CASE("a device record is formatted with thread, launch and the count of later violations") {
+  CHECK(cuguard::format(report_tests::device_record()) ==
+        "cuguard: out-of-bounds access to 'embeddings' float[1024, 256] at (1030, 17): dim 0 index 1030 >= extent 1024\n"
+        "  index 1030 came from 'mask_idx'[5]\n"
+        "  at examples/lstm_gather_bug.cu:41 in gather_rows\n"
+        "  block (5,0,0) thread (17,0,0) of launch #3 gather_rows<<<(32,1,1),(256,1,1)>>> at examples/lstm_gather_bug.cu:88\n"
+        "  (4095 more violations in this launch)");
+}
+
+TEST_CASE("a device record of a single violation has no count line") {
+  auto v = report_tests::device_record();
+  v.count = 1;
+  CHECK(cuguard::format(v).find("more violations") == std::string::npos);
+}
+
+TEST_CASE("a device record without a recorded launch names only block and thread") {
+  auto v = report_tests::device_record();
+  v.launch = {};
+  v.count = 1;
+  const std::string text = cuguard::format(v);
+  CHECK(text.substr(text.rfind('\n') + 1) == "  block (5,0,0) thread (17,0,0)");
+}
+
+TEST_CASE("a wrong_memory_space record says the view points to host memory") {
+  auto v = report_tests::device_record();
+  v.kind = cuguard::violation_kind::wrong_memory_space;
+  v.origin = cuguard::index_origin::none;
+  v.count = 1;
+  CHECK(cuguard::format(v).rfind("cuguard: wrong memory space: access to 'embeddings' float[1024, 256] at (1030, 17): "
+                                 "the view points to host memory\n  at examples/lstm_gather_bug.cu:41 in gather_rows",
+                                 0) == 0);
+}
+
+TEST_CASE("a file path longer than the record keeps its end") {
+  cuguard::violation v{};
+  std::string path(300, 'a');
+  path += "/kernel.cu";
+  cuguard::detail::copy_tail(v.file, path.c_str());
+  const std::string kept = v.file;
+  CHECK(kept.size() == sizeof v.file - 1);
+  CHECK(kept.rfind("...", 0) == 0);
+  CHECK(kept.substr(kept.size() - 10) == "/kernel.cu");
+}
+
+TEST_CASE("a label longer than the record is cut at its end") {
+  cuguard::violation v{};
+  std::string label(100, 'x');
+  cuguard::detail::copy_text(v.label, label.c_str());
+  CHECK(std::string(v.label) == std::string(sizeof v.label - 1, 'x'));
+}
+
+TEST_CASE("violation_error is a std::exception whose what() is the formatted report") {
+  static_assert(std::is_base_of_v<std::exception, cuguard::violation_error>);
+  const cuguard::violation_error e(report_tests::device_record());
+  CHECK(std::string(e.what()) == cuguard::format(report_tests::device_record()));
+  CHECK(e.report().line == 41);
+  CHECK(e.report().kind == cuguard::violation_kind::out_of_bounds);
+}
+
+TEST_CASE("a violation record is trivially copyable so device code can fill it") {
+  CHECK(std::is_trivially_copyable_v<cuguard::violation>);
+  CHECK(std::is_standard_layout_v<cuguard::violation>);
+}

@@ -1,0 +1,3 @@
+// SPDX-License-Identifier: Apache-2.0
+// The consumer program compiled by nvcc.
+#include "consumer.cpp"
