@@ -36,6 +36,14 @@ class checked_view;
 namespace detail {
 struct raw_tag {};
 
+/// An extent or stride argument: any integer type converts to it without a narrowing error
+/// (`make_view(p, {n}, "x")` with a size_t n); checked builds then check that it fits Index.
+struct integer {
+  std::int64_t value;
+  template <class I, cuda::std::enable_if_t<is_integer_v<I>, int> = 0>
+  CUGUARD_HOST_DEVICE constexpr integer(I i) noexcept : value(static_cast<std::int64_t>(i)) {}
+};
+
 /// a * b with two's-complement wrap-around instead of undefined behaviour: strides of a view too
 /// large for its index type are computed before the construction check rejects the view.
 template <class Index>
@@ -90,28 +98,29 @@ class checked_view {
 
   /// A contiguous row-major view of `data` with the given extents. `label` names the view in
   /// reports; it must outlive the view (a string literal is the usual choice).
-  CUGUARD_HOST_DEVICE checked_view(T* data, const Index (&extents)[Rank], const char* label,
+  CUGUARD_HOST_DEVICE checked_view(T* data, const detail::integer (&extents)[Rank], const char* label,
                                    location where = location::current())
       : data_(data) {
     Index stride = 1;
     for (std::size_t r = Rank; r-- > 0;) {
-      extents_[r] = extents[r];
+      extents_[r] = static_cast<Index>(extents[r].value);
       strides_[r] = stride;
-      stride = detail::wrapping_mul(stride, extents[r]);
+      stride = detail::wrapping_mul(stride, extents_[r]);
     }
-    init(label, where);
+    init(label, where, extents, nullptr);
   }
 
   /// A strided view: element (i0, ..., iR-1) is data[i0 * strides[0] + ... ]. Strides are in
   /// elements and must not be negative.
-  CUGUARD_HOST_DEVICE checked_view(T* data, const Index (&extents)[Rank], const Index (&strides)[Rank],
-                                   const char* label, location where = location::current())
+  CUGUARD_HOST_DEVICE checked_view(T* data, const detail::integer (&extents)[Rank],
+                                   const detail::integer (&strides)[Rank], const char* label,
+                                   location where = location::current())
       : data_(data) {
     for (std::size_t r = 0; r < Rank; ++r) {
-      extents_[r] = extents[r];
-      strides_[r] = strides[r];
+      extents_[r] = static_cast<Index>(extents[r].value);
+      strides_[r] = static_cast<Index>(strides[r].value);
     }
-    init(label, where);
+    init(label, where, extents, strides);
   }
 
   /// A view of an mdspan with a strided layout (layout_right, layout_left or layout_stride).
@@ -128,7 +137,7 @@ class checked_view {
       extents_[r] = static_cast<Index>(m.extent(r));
       strides_[r] = static_cast<Index>(m.stride(r));
     }
-    init(label, where);
+    init(label, where, nullptr, nullptr);
   }
 
   /// A view of const T from a view of T.
@@ -278,7 +287,7 @@ class checked_view {
     if constexpr (checks) {
       if (CUGUARD_IMPL_UNLIKELY(dim >= Rank)) bad_dim(operation::slice, dim, where);
       if (CUGUARD_IMPL_UNLIKELY(begin < 0 || end < begin || end > extents_[dim]))
-        detail::fail_view(*this, violation_kind::out_of_bounds, operation::slice, static_cast<int>(dim), begin, end,
+        detail::fail_view(*this, violation_kind::out_of_bounds, operation::slice, static_cast<int>(dim), {{begin, end}},
                           {{}, 0}, where);
     }
     checked_view out = *this;
@@ -294,7 +303,7 @@ class checked_view {
     if constexpr (checks) {
       if (CUGUARD_IMPL_UNLIKELY(dim >= Rank)) bad_dim(operation::select, dim, where);
       if (CUGUARD_IMPL_UNLIKELY(i < 0 || i >= extents_[dim]))
-        detail::fail_view(*this, violation_kind::out_of_bounds, operation::select, static_cast<int>(dim), i, 0,
+        detail::fail_view(*this, violation_kind::out_of_bounds, operation::select, static_cast<int>(dim), {{i}},
                           {{}, 0}, where);
     }
     Index ext[Rank - 1] = {};
@@ -326,7 +335,7 @@ class checked_view {
       if (CUGUARD_IMPL_UNLIKELY(!ok)) {
         detail::dims given{{}, static_cast<int>(Rank)};
         for (std::size_t r = 0; r < Rank; ++r) given.v[r] = order[r];
-        detail::fail_view(*this, violation_kind::invalid_argument, operation::permute, -1, 0, 0, given, where);
+        detail::fail_view(*this, violation_kind::invalid_argument, operation::permute, -1, {}, given, where);
       }
     }
     checked_view out = *this;
@@ -354,30 +363,32 @@ class checked_view {
   /// The same elements with another shape of the same size. Only for contiguous views: a
   /// strided view reports non_contiguous (PyTorch's view() would fail too; copy first).
   template <std::size_t N>
-  CUGUARD_HOST_DEVICE checked_view<T, N, Index> reshape(const Index (&extents)[N],
+  CUGUARD_HOST_DEVICE checked_view<T, N, Index> reshape(const detail::integer (&extents)[N],
                                                        location where = location::current()) const {
     static_assert(N >= 1 && N <= static_cast<std::size_t>(violation::max_rank), "reshape: rank must be 1 to 8");
+    Index ext[N] = {};
     Index str[N] = {};
     Index stride = 1;
     std::int64_t count = 1;
     for (std::size_t r = N; r-- > 0;) {
+      ext[r] = static_cast<Index>(extents[r].value);
       str[r] = stride;
-      stride = detail::wrapping_mul(stride, extents[r]);
-      count = detail::wrapping_mul(count, static_cast<std::int64_t>(extents[r]));
+      stride = detail::wrapping_mul(stride, ext[r]);
+      count = extents[r].value < 0 ? -1 : detail::wrapping_mul(count, extents[r].value);
     }
     if constexpr (checks) {
       const bool bad_shape = count != static_cast<std::int64_t>(size());
       if (CUGUARD_IMPL_UNLIKELY(!is_contiguous() || bad_shape)) {
         detail::dims shape{{}, static_cast<int>(N)};
-        for (std::size_t r = 0; r < N; ++r) shape.v[r] = extents[r];
+        for (std::size_t r = 0; r < N; ++r) shape.v[r] = extents[r].value;
         if (!is_contiguous())
-          detail::fail_view(*this, violation_kind::non_contiguous, operation::reshape, -1, 0, 0, shape, where);
+          detail::fail_view(*this, violation_kind::non_contiguous, operation::reshape, -1, {}, shape, where);
         else
           detail::fail_view(*this, violation_kind::shape_mismatch, operation::reshape, -1,
-                            static_cast<std::int64_t>(size()), count, shape, where);
+                            {{static_cast<std::int64_t>(size()), count}}, shape, where);
       }
     }
-    return checked_view<T, N, Index>(detail::raw_tag{}, data_, extents, str, meta());
+    return checked_view<T, N, Index>(detail::raw_tag{}, data_, ext, str, meta());
   }
 
   /// The unchecked cuda::std::mdspan over the same elements. Explicit, because it drops every
@@ -425,7 +436,7 @@ class checked_view {
 
  private:
   CUGUARD_HOST_DEVICE void bad_dim(operation op, std::size_t dim, const location& where) const {
-    detail::fail_view(*this, violation_kind::invalid_argument, op, static_cast<int>(dim), 0, 0, {{}, 0}, where);
+    detail::fail_view(*this, violation_kind::invalid_argument, op, static_cast<int>(dim), {}, {{}, 0}, where);
   }
 
   CUGUARD_HOST_DEVICE constexpr detail::view_meta meta() const noexcept {
@@ -477,19 +488,30 @@ class checked_view {
     return !bad;
   }
 
-  // Checks a new view: extents and strides not negative, no null data under elements, every
-  // offset representable in Index, and (host) inside its tracked allocation.
-  CUGUARD_HOST_DEVICE void init(const char* label, const location& where) {
+  // Checks a new view: extents and strides not negative and representable in Index (`ext` and
+  // `str` are the arguments as given, null when there were none), no null data under elements,
+  // every offset representable in Index, and (host) inside its tracked allocation.
+  CUGUARD_HOST_DEVICE void init(const char* label, const location& where, const detail::integer* ext,
+                                const detail::integer* str) {
     label_ = label;
     constexpr auto max = static_cast<std::uint64_t>(cuda::std::numeric_limits<Index>::max());
     constexpr auto cap = static_cast<std::uint64_t>(cuda::std::numeric_limits<std::int64_t>::max());
     std::uint64_t largest = 0; // largest offset, saturated at cap
     std::uint64_t count = 1;   // element count, saturated at cap
     for (std::size_t r = 0; r < Rank; ++r) {
-      if (CUGUARD_IMPL_UNLIKELY(extents_[r] < 0 || strides_[r] < 0)) {
-        detail::fail_view(*this, violation_kind::invalid_argument, operation::make_view, static_cast<int>(r),
-                          extents_[r] < 0 ? 0 : 1, 0, {{}, 0}, where);
-        return;
+      const std::int64_t given[2] = {ext ? ext[r].value : extents_[r], str ? str[r].value : strides_[r]};
+      const std::int64_t kept[2] = {extents_[r], strides_[r]};
+      for (int k = 0; k < 2; ++k) {
+        if (CUGUARD_IMPL_UNLIKELY(given[k] < 0)) {
+          detail::fail_view(*this, violation_kind::invalid_argument, operation::make_view, static_cast<int>(r),
+                            {{k, given[k]}}, {{}, 0}, where);
+          return;
+        }
+        if (CUGUARD_IMPL_UNLIKELY(given[k] != kept[k])) {
+          detail::fail_view(*this, violation_kind::index_overflow, operation::make_view, static_cast<int>(r),
+                            {{given[k], static_cast<std::int64_t>(max), 2 + k}}, {{}, 0}, where);
+          return;
+        }
       }
       const auto e = static_cast<std::uint64_t>(extents_[r]);
       const auto s = static_cast<std::uint64_t>(strides_[r]);
@@ -500,14 +522,14 @@ class checked_view {
     if (count == 0) return;
     if (CUGUARD_IMPL_UNLIKELY(data_ == nullptr)) {
       detail::fail_view(*this, violation_kind::null_data, operation::make_view, -1,
-                        static_cast<std::int64_t>(count), 0, {{}, 0}, where);
+                        {{static_cast<std::int64_t>(count)}}, {{}, 0}, where);
       return;
     }
     if (CUGUARD_IMPL_UNLIKELY(largest > max || count > max)) {
-      // arg {value, maximum}; the dimension slot says which value: -1 the largest offset, -2 the count.
       const bool offset = largest > max;
-      detail::fail_view(*this, violation_kind::index_overflow, operation::make_view, offset ? -1 : -2,
-                        static_cast<std::int64_t>(offset ? largest : count), static_cast<std::int64_t>(max),
+      detail::fail_view(*this, violation_kind::index_overflow, operation::make_view, -1,
+                        {{static_cast<std::int64_t>(offset ? largest : count), static_cast<std::int64_t>(max),
+                          offset ? 0 : 1}},
                         {{}, 0}, where);
       return;
     }
@@ -527,7 +549,8 @@ class checked_view {
 #endif
   }
 #else
-  CUGUARD_HOST_DEVICE constexpr void init(const char*, const location&) noexcept {}
+  CUGUARD_HOST_DEVICE constexpr void init(const char*, const location&, const detail::integer*,
+                                          const detail::integer*) noexcept {}
 #endif
 
   T* data_ = nullptr;
@@ -548,7 +571,7 @@ class checked_view {
 /// A contiguous row-major view: `make_view(p, {rows, cols}, "x")`.
 template <std::size_t Rank, class T>
 CUGUARD_HOST_DEVICE checked_view<T, Rank> make_view(
-    T* data, const std::int64_t (&extents)[Rank], const char* label,
+    T* data, const detail::integer (&extents)[Rank], const char* label,
     cuda::std::source_location where = cuda::std::source_location::current()) {
   return checked_view<T, Rank>(data, extents, label, where);
 }
@@ -556,7 +579,7 @@ CUGUARD_HOST_DEVICE checked_view<T, Rank> make_view(
 /// A strided view: `make_strided_view(p, {rows, cols}, {1, rows}, "xt")`.
 template <std::size_t Rank, class T>
 CUGUARD_HOST_DEVICE checked_view<T, Rank> make_strided_view(
-    T* data, const std::int64_t (&extents)[Rank], const std::int64_t (&strides)[Rank], const char* label,
+    T* data, const detail::integer (&extents)[Rank], const detail::integer (&strides)[Rank], const char* label,
     cuda::std::source_location where = cuda::std::source_location::current()) {
   return checked_view<T, Rank>(data, extents, strides, label, where);
 }
@@ -582,7 +605,7 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void expect_contiguous(
       expected.v[r] = stride;
       stride *= v.extent(r);
     }
-    detail::fail_view(v, violation_kind::non_contiguous, operation::expect_contiguous, -1, 0, 0, expected, where);
+    detail::fail_view(v, violation_kind::non_contiguous, operation::expect_contiguous, -1, {}, expected, where);
   }
 #else
   (void)v, (void)where;
@@ -593,21 +616,21 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void expect_contiguous(
 /// differing dimension (or the rank) otherwise. Not evaluated when checks are off.
 template <class T, std::size_t Rank, class Index, std::size_t N>
 CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void expect_shape(
-    const checked_view<T, Rank, Index>& v, const std::int64_t (&extents)[N],
+    const checked_view<T, Rank, Index>& v, const detail::integer (&extents)[N],
     cuda::std::source_location where = cuda::std::source_location::current()) {
 #if CUGUARD_IMPL_CHECKS
   int dim = -1;
   bool bad = N != Rank;
   for (std::size_t r = 0; !bad && r < Rank; ++r) {
-    if (static_cast<std::int64_t>(v.extent(r)) != extents[r]) {
+    if (static_cast<std::int64_t>(v.extent(r)) != extents[r].value) {
       bad = true;
       dim = static_cast<int>(r);
     }
   }
   if (CUGUARD_IMPL_UNLIKELY(bad)) {
     detail::dims expected{{}, static_cast<int>(N)};
-    for (std::size_t r = 0; r < N && r < static_cast<std::size_t>(violation::max_rank); ++r) expected.v[r] = extents[r];
-    detail::fail_view(v, violation_kind::shape_mismatch, operation::expect_shape, dim, 0, 0, expected, where);
+    for (std::size_t r = 0; r < N && r < static_cast<std::size_t>(violation::max_rank); ++r) expected.v[r] = extents[r].value;
+    detail::fail_view(v, violation_kind::shape_mismatch, operation::expect_shape, dim, {}, expected, where);
   }
 #else
   (void)v, (void)extents, (void)where;

@@ -152,9 +152,15 @@ inline void append_headline(std::string& out, const violation& v) {
       break;
     case violation_kind::index_overflow:
       out += "index overflow in make_view of ";
-      append_view(out, v);
-      append_strides(out, v);
-      out += v.dim == -2 ? ": element count " : ": largest offset ";
+      if (v.arg[2] >= 2) { // one extent or stride (the view's shape holds it truncated)
+        out += '\'';
+        out += v.label;
+        out += "': dim " + std::to_string(v.dim) + (v.arg[2] == 2 ? " extent " : " stride ");
+      } else {
+        append_view(out, v);
+        append_strides(out, v);
+        out += v.arg[2] == 0 ? ": largest offset " : ": element count ";
+      }
       out += std::to_string(v.arg[0]) + " exceeds the index type's maximum " + std::to_string(v.arg[1]);
       break;
     case violation_kind::non_contiguous:
@@ -243,7 +249,7 @@ inline void append_headline(std::string& out, const violation& v) {
       if (v.op == operation::make_view) {
         append_strides(out, v);
         out += ": dim " + std::to_string(v.dim) + (v.arg[0] == 0 ? " extent " : " stride ") +
-               std::to_string(v.arg[0] == 0 ? v.extent[v.dim] : v.stride[v.dim]) + " < 0";
+               std::to_string(v.arg[1]) + " < 0";
       } else if (v.op == operation::permute) {
         out += ": (";
         append_list(out, v.expected, v.expected_rank);

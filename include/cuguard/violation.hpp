@@ -84,7 +84,8 @@ struct violation {
   std::int64_t stride[max_rank]; ///< strides of the view, in elements
   /// Operation details: slice {begin, end}; select {index}; bounded {value, bound};
   /// vector access {width, address, alignment}; reshape {elements before, after};
-  /// make_view {0: bad extent, 1: bad stride} or {largest offset, index maximum} or
+  /// make_view: invalid_argument {0 extent or 1 stride, its value}; index_overflow {value,
+  /// index maximum, 0 largest offset / 1 element count / 2 extent / 3 stride}; out_of_bounds
   /// {allocation bytes, view's first byte, view bytes}; null_data {elements};
   /// use_after_free {allocation bytes}; release {address}.
   std::int64_t arg[4];

@@ -431,3 +431,27 @@ TEST_CASE("views are trivially copyable so that kernels can take them by value")
   CHECK(std::is_trivially_copyable_v<cuguard::checked_view<float, 2>>);
   CHECK(std::is_trivially_copyable_v<cuguard::checked_view<const int, 1, int>>);
 }
+
+TEST_CASE("extents of any integer type are accepted without a narrowing error") {
+  auto data = view_tests::iota(6);
+  const std::size_t rows = 2;
+  const unsigned cols = 3;
+  auto v = cuguard::make_view(data.data(), {rows, cols}, "x");
+  CHECK(v(1, 2) == 5.0f);
+  auto flat = v.reshape({rows * cols});
+  CHECK(flat.extent(0) == 6);
+  cuguard::checked_view<float, 1, int> small(data.data(), {rows * cols}, "small");
+  CHECK(small.extent(0) == 6);
+}
+
+CUGUARD_CHECKED_TEST("an extent that does not fit a 32-bit index is an index_overflow violation") {
+  float x = 0;
+  cuguard_test::caught c;
+  const std::int64_t rows = 3000000000LL;
+  CUGUARD_TEST_CATCH(c, (cuguard::checked_view<float, 2, int>(&x, {rows, 1}, "tall"))); const auto at = CUGUARD_TEST_AT();
+  REQUIRE(c.thrown);
+  CHECK(c.report.kind == violation_kind::index_overflow);
+  CHECK(c.report.dim == 0);
+  CHECK(c.what == "cuguard: index overflow in make_view of 'tall': dim 0 extent 3000000000 exceeds the index type's "
+                  "maximum 2147483647" + at);
+}

@@ -77,6 +77,11 @@ struct dims {
   int n;
 };
 
+/// Up to three numbers that detail a violation (violation::arg), passed by value.
+struct args {
+  std::int64_t v[3];
+};
+
 /// Stamps the source position and hands the record to the policy of the side it runs on.
 CUGUARD_HOST_DEVICE inline void deliver(violation& v, const cuda::std::source_location& where) {
   copy_tail(v.file, where.file_name());
@@ -203,16 +208,14 @@ CUGUARD_IMPL_NOINLINE CUGUARD_HOST_DEVICE typename View::element_type& fail_acce
 /// The cold side of the checks of view operations (construction, slice, select, permute,
 /// reshape, expect_contiguous, expect_shape).
 template <class View>
-CUGUARD_IMPL_NOINLINE CUGUARD_HOST_DEVICE void fail_view(View view, violation_kind kind, operation op, int dim,
-                                                         std::int64_t a0, std::int64_t a1, dims expected,
-                                                         cuda::std::source_location where) {
+CUGUARD_IMPL_NOINLINE CUGUARD_HOST_DEVICE void fail_view(View view, violation_kind kind, operation op, int dim, args a,
+                                                         dims expected, cuda::std::source_location where) {
   violation v{};
   fill_view(v, view);
   v.kind = kind;
   v.op = op;
   v.dim = dim;
-  v.arg[0] = a0;
-  v.arg[1] = a1;
+  for (int i = 0; i < 3; ++i) v.arg[i] = a.v[i];
   v.expected_rank = expected.n;
   for (int r = 0; r < expected.n; ++r) v.expected[r] = expected.v[r];
   deliver(v, where);
