@@ -56,20 +56,35 @@ struct is_checked_index<checked_index<I>> : cuda::std::true_type {};
 
 /// Reads `indices(i...)` (a checked access, reported at the caller's line) and returns it as a
 /// checked_index whose origin is the label of `indices` and the position (i...).
-template <class View, class... Rest>
+namespace detail {
+template <class View, class First, class... Rest>
 CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE checked_index<cuda::std::remove_cv_t<typename View::element_type>>
-index_from(const View& indices, detail::first_index i0, Rest... rest) {
+index_from(const View& indices, const First& i0, Rest... rest) {
   using value_type = cuda::std::remove_cv_t<typename View::element_type>;
-  static_assert(detail::is_integer_v<value_type>, "index_from: the index view's elements must be integers");
+  static_assert(is_integer_v<value_type>, "index_from: the index view's elements must be integers");
   static_assert(sizeof...(Rest) + 1 == View::rank(), "index_from: wrong number of indices for the index view");
   const value_type value = indices(i0, rest...);
-  detail::origin_info origin{};
+  origin_info origin{};
   origin.kind = index_origin::index_view;
   origin.rank = static_cast<int>(View::rank());
   origin.label = indices.label();
-  const std::int64_t position[] = {i0.value, detail::index_value(rest)...};
+  const std::int64_t position[] = {i0.value, index_value(rest)...};
   for (int r = 0; r < origin.rank; ++r) origin.position[r] = position[r];
   return checked_index<value_type>(value, origin);
+}
+} // namespace detail
+
+/// Reads `indices(i...)` (a checked access, reported at the caller's line) and returns it as a
+/// checked_index whose origin is the label of `indices` and the position (i...).
+template <class View, class... Rest>
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE checked_index<cuda::std::remove_cv_t<typename View::element_type>>
+index_from(const View& indices, detail::first_index i0, Rest... rest) {
+  return detail::index_from(indices, i0, rest...);
+}
+template <class View, class... Rest>
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE checked_index<cuda::std::remove_cv_t<typename View::element_type>>
+index_from(const View& indices, detail::first_checked_index i0, Rest... rest) {
+  return detail::index_from(indices, i0, rest...);
 }
 
 /// Checks 0 <= value < bound here (a violation reported at the caller's line otherwise) and

@@ -202,49 +202,41 @@ class checked_view {
   /// The element at (i0, ..., iR-1). Indices are integers or checked_index values.
   template <class... Rest>
   CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE T& operator()(detail::first_index i0, Rest... rest) const {
-    static_assert(sizeof...(Rest) + 1 == Rank, "checked_view: wrong number of indices");
-    static_assert((detail::is_index_v<Rest> && ...), "checked_view: indices must be integers or checked_index");
-    const std::int64_t idx[Rank] = {i0.value, detail::index_value(rest)...};
-    bool bad = !detail::alive(token_);
-    for (std::size_t r = 0; r < Rank; ++r)
-      bad |= static_cast<std::uint64_t>(idx[r]) >= static_cast<std::uint64_t>(extents_[r]);
-    if (CUGUARD_IMPL_UNLIKELY(bad)) return detail::fail_access(*this, operation::access, 0, i0, rest...);
-    return data_[offset(idx)];
+    return access(i0, rest...);
+  }
+  template <class... Rest>
+  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE T& operator()(detail::first_checked_index i0, Rest... rest) const {
+    return access(i0, rest...);
   }
 
   /// The element at i (rank 1 only).
-  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE T& operator[](detail::first_index i) const {
-    static_assert(Rank == 1, "checked_view: operator[] needs a rank-1 view; use operator() for more indices");
-    return (*this)(i);
+  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE T& operator[](detail::first_index i) const { return subscript(i); }
+  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE T& operator[](detail::first_checked_index i) const {
+    return subscript(i);
   }
 
   /// N consecutive elements along the innermost dimension, starting at (i0, ..., iR-1), in one
   /// access. Checks bounds, a unit inner stride and alignment to N * sizeof(T) bytes.
   template <int N, class... Rest>
   CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE vec<value_type, N> load(detail::first_index i0, Rest... rest) const {
-    static_assert(sizeof...(Rest) + 1 == Rank, "checked_view: wrong number of indices");
-    const std::int64_t idx[Rank] = {i0.value, detail::index_value(rest)...};
-    T* p = data_ + offset(idx);
-    if (CUGUARD_IMPL_UNLIKELY(!vector_ok<N>(idx, p))) {
-      detail::fail_access(*this, operation::vector_load, N, i0, rest...);
-      return vec<value_type, N>{};
-    }
-    return read_vec<N>(p);
+    return vector_load<N>(i0, rest...);
+  }
+  template <int N, class... Rest>
+  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE vec<value_type, N> load(detail::first_checked_index i0,
+                                                                       Rest... rest) const {
+    return vector_load<N>(i0, rest...);
   }
 
   /// Writes N consecutive elements along the innermost dimension (see load).
   template <int N, class... Rest>
   CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void store(const vec<value_type, N>& x, detail::first_index i0,
                                                           Rest... rest) const {
-    static_assert(!cuda::std::is_const<T>::value, "checked_view: cannot store through a view of const elements");
-    static_assert(sizeof...(Rest) + 1 == Rank, "checked_view: wrong number of indices");
-    const std::int64_t idx[Rank] = {i0.value, detail::index_value(rest)...};
-    T* p = data_ + offset(idx);
-    if (CUGUARD_IMPL_UNLIKELY(!vector_ok<N>(idx, p))) {
-      detail::fail_access(*this, operation::vector_store, N, i0, rest...);
-      return;
-    }
-    write_vec<N>(p, x);
+    vector_store<N>(x, i0, rest...);
+  }
+  template <int N, class... Rest>
+  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void store(const vec<value_type, N>& x,
+                                                          detail::first_checked_index i0, Rest... rest) const {
+    vector_store<N>(x, i0, rest...);
   }
 #else
   template <class... Is>
@@ -478,6 +470,50 @@ class checked_view {
   }
 
 #if CUGUARD_IMPL_CHECKS
+  template <class First, class... Rest>
+  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE T& access(const First& i0, Rest... rest) const {
+    static_assert(sizeof...(Rest) + 1 == Rank, "checked_view: wrong number of indices");
+    static_assert((detail::is_index_v<Rest> && ...), "checked_view: indices must be integers or checked_index");
+    const std::int64_t idx[Rank] = {i0.value, detail::index_value(rest)...};
+    bool bad = !detail::alive(token_);
+    for (std::size_t r = 0; r < Rank; ++r)
+      bad |= static_cast<std::uint64_t>(idx[r]) >= static_cast<std::uint64_t>(extents_[r]);
+    if (CUGUARD_IMPL_UNLIKELY(bad)) return detail::fail_access(*this, operation::access, 0, i0, rest...);
+    return data_[offset(idx)];
+  }
+
+  template <class First>
+  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE T& subscript(const First& i) const {
+    static_assert(Rank == 1, "checked_view: operator[] needs a rank-1 view; use operator() for more indices");
+    return access(i);
+  }
+
+  template <int N, class First, class... Rest>
+  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE vec<value_type, N> vector_load(const First& i0, Rest... rest) const {
+    static_assert(sizeof...(Rest) + 1 == Rank, "checked_view: wrong number of indices");
+    const std::int64_t idx[Rank] = {i0.value, detail::index_value(rest)...};
+    T* p = data_ + offset(idx);
+    if (CUGUARD_IMPL_UNLIKELY(!vector_ok<N>(idx, p))) {
+      detail::fail_access(*this, operation::vector_load, N, i0, rest...);
+      return vec<value_type, N>{};
+    }
+    return read_vec<N>(p);
+  }
+
+  template <int N, class First, class... Rest>
+  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void vector_store(const vec<value_type, N>& x, const First& i0,
+                                                                 Rest... rest) const {
+    static_assert(!cuda::std::is_const<T>::value, "checked_view: cannot store through a view of const elements");
+    static_assert(sizeof...(Rest) + 1 == Rank, "checked_view: wrong number of indices");
+    const std::int64_t idx[Rank] = {i0.value, detail::index_value(rest)...};
+    T* p = data_ + offset(idx);
+    if (CUGUARD_IMPL_UNLIKELY(!vector_ok<N>(idx, p))) {
+      detail::fail_access(*this, operation::vector_store, N, i0, rest...);
+      return;
+    }
+    write_vec<N>(p, x);
+  }
+
   template <int N>
   CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE bool vector_ok(const std::int64_t (&idx)[Rank], const T* p) const noexcept {
     bool bad = !detail::alive(token_) || strides_[Rank - 1] != 1;

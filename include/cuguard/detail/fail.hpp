@@ -34,27 +34,38 @@ struct origin_info {
   std::int64_t position[violation::max_rank] = {};
 };
 
-/// The first index of an access. Its converting constructors take the caller's source location
-/// as a default argument, which is how a check reports the line of the offending expression.
+/// The first index of an access, when it is an integer. Its converting constructor takes the
+/// caller's source location as a default argument: that is how a check reports the line of the
+/// offending expression. Kept to scalars, so that compilers leave it in registers and build the
+/// arguments of the cold call only on the cold path.
 struct first_index {
   std::int64_t value;
-  origin_info origin;
   cuda::std::source_location where;
 
   template <class I, cuda::std::enable_if_t<is_integer_v<I>, int> = 0>
   CUGUARD_HOST_DEVICE constexpr first_index(
       I i, cuda::std::source_location w = cuda::std::source_location::current()) noexcept
-      : value(static_cast<std::int64_t>(i)), origin(), where(w) {}
+      : value(static_cast<std::int64_t>(i)), where(w) {}
+};
+
+/// The first index of an access, when it is a checked_index: the value, its origin and the
+/// caller's source location.
+struct first_checked_index {
+  std::int64_t value;
+  origin_info origin;
+  cuda::std::source_location where;
 
   template <class C, cuda::std::enable_if_t<is_checked_index<C>::value, int> = 0>
-  CUGUARD_HOST_DEVICE constexpr first_index(
+  CUGUARD_HOST_DEVICE constexpr first_checked_index(
       const C& i, cuda::std::source_location w = cuda::std::source_location::current()) noexcept
       : value(static_cast<std::int64_t>(i.value())), origin(i.origin()), where(w) {}
 };
 
 template <class I>
 CUGUARD_HOST_DEVICE constexpr std::int64_t index_value(const I& i) noexcept {
-  if constexpr (is_checked_index<I>::value) {
+  if constexpr (cuda::std::is_same<I, first_index>::value || cuda::std::is_same<I, first_checked_index>::value) {
+    return i.value;
+  } else if constexpr (is_checked_index<I>::value) {
     return static_cast<std::int64_t>(i.value());
   } else {
     return static_cast<std::int64_t>(i);
@@ -63,7 +74,9 @@ CUGUARD_HOST_DEVICE constexpr std::int64_t index_value(const I& i) noexcept {
 
 template <class I>
 CUGUARD_HOST_DEVICE constexpr origin_info origin_of(const I& i) noexcept {
-  if constexpr (is_checked_index<I>::value) {
+  if constexpr (cuda::std::is_same<I, first_checked_index>::value) {
+    return i.origin;
+  } else if constexpr (is_checked_index<I>::value) {
     return i.origin();
   } else {
     return origin_info{};
@@ -156,15 +169,15 @@ CUGUARD_HOST_DEVICE T& scratch() noexcept {
 
 /// The cold side of operator(), operator[], load and store: works out which check failed.
 /// `width` is 0 for a scalar access and N for a vector access of N elements.
-template <class View, class... Rest>
+template <class View, class First, class... Rest>
 CUGUARD_IMPL_NOINLINE CUGUARD_HOST_DEVICE typename View::element_type& fail_access(
-    View view, operation op, int width, first_index i0, Rest... rest) {
+    View view, operation op, int width, First i0, Rest... rest) {
   violation v{};
   fill_view(v, view);
   v.op = op;
   v.arg[0] = width;
   const std::int64_t idx[] = {i0.value, index_value(rest)...};
-  const origin_info origins[] = {i0.origin, origin_of(rest)...};
+  const origin_info origins[] = {origin_of(i0), origin_of(rest)...};
   constexpr int rank = static_cast<int>(View::rank());
   for (int r = 0; r < rank; ++r) v.index[r] = idx[r];
 
