@@ -67,7 +67,7 @@ index_from(const View& indices, const First& i0, Rest... rest) {
   origin_info origin{};
   origin.kind = index_origin::index_view;
   origin.rank = static_cast<int>(View::rank());
-  origin.label = indices.label();
+  origin.label = indices.label_ref();
   const std::int64_t position[] = {i0.value, index_value(rest)...};
   for (int r = 0; r < origin.rank; ++r) origin.position[r] = position[r];
   return checked_index<value_type>(value, origin);

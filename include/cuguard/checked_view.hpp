@@ -57,6 +57,7 @@ struct view_meta {
   const char* label = nullptr;
   lifetime_token token{};
   memory_space space = memory_space::unknown;
+  bool label_on_host = true;
   int device = -1;
 };
 } // namespace detail
@@ -179,8 +180,16 @@ class checked_view {
   }
 
 #if CUGUARD_IMPL_CHECKS
-  /// The label given at construction ("" if none).
+  /// The label given at construction ("" if none). In device code, read it only from views
+  /// made in device code: a label given in host code lives in host memory.
   CUGUARD_HOST_DEVICE constexpr const char* label() const noexcept { return label_ ? label_ : ""; }
+  /// The label and whether it lives in host memory (for reports made in device code).
+  CUGUARD_HOST_DEVICE constexpr detail::label_ref label_ref() const noexcept { return {label_, label_on_host_}; }
+  /// False if the memory cannot be touched where this runs: host memory in device code, device
+  /// memory in host code.
+  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE bool space_ok() const noexcept {
+    return detail::in_device_code() ? space_ != memory_space::host : space_ != memory_space::device;
+  }
   /// Lifetime token of the tracked allocation the view lies in (slot 0: untracked).
   CUGUARD_HOST_DEVICE constexpr lifetime_token token() const noexcept { return token_; }
   /// Memory space, as far as known (from the tracked allocation).
@@ -189,6 +198,8 @@ class checked_view {
   CUGUARD_HOST_DEVICE constexpr int device() const noexcept { return device_; }
 #else
   CUGUARD_HOST_DEVICE constexpr const char* label() const noexcept { return ""; }
+  CUGUARD_HOST_DEVICE constexpr detail::label_ref label_ref() const noexcept { return {}; }
+  CUGUARD_HOST_DEVICE constexpr bool space_ok() const noexcept { return true; }
   CUGUARD_HOST_DEVICE constexpr lifetime_token token() const noexcept { return {}; }
   CUGUARD_HOST_DEVICE constexpr memory_space space() const noexcept { return memory_space::unknown; }
   CUGUARD_HOST_DEVICE constexpr int device() const noexcept { return -1; }
@@ -402,6 +413,7 @@ class checked_view {
     checked_view out = *this;
 #if CUGUARD_IMPL_CHECKS
     out.label_ = label;
+    out.label_on_host_ = !CUGUARD_IMPL_DEVICE_PASS;
 #else
     (void)label;
 #endif
@@ -420,6 +432,7 @@ class checked_view {
     label_ = m.label;
     token_ = m.token;
     space_ = m.space;
+    label_on_host_ = m.label_on_host;
     device_ = m.device;
 #else
     (void)m;
@@ -433,7 +446,7 @@ class checked_view {
 
   CUGUARD_HOST_DEVICE constexpr detail::view_meta meta() const noexcept {
 #if CUGUARD_IMPL_CHECKS
-    return {label_, token_, space_, device_};
+    return {label_, token_, space_, label_on_host_, device_};
 #else
     return {};
 #endif
@@ -475,7 +488,8 @@ class checked_view {
     static_assert(sizeof...(Rest) + 1 == Rank, "checked_view: wrong number of indices");
     static_assert((detail::is_index_v<Rest> && ...), "checked_view: indices must be integers or checked_index");
     const std::int64_t idx[Rank] = {i0.value, detail::index_value(rest)...};
-    bool bad = !detail::alive(token_);
+    bool bad = !space_ok();
+    bad |= !detail::alive(token_);
     for (std::size_t r = 0; r < Rank; ++r)
       bad |= static_cast<std::uint64_t>(idx[r]) >= static_cast<std::uint64_t>(extents_[r]);
     if (CUGUARD_IMPL_UNLIKELY(bad)) return detail::fail_access(*this, operation::access, 0, i0, rest...);
@@ -516,7 +530,9 @@ class checked_view {
 
   template <int N>
   CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE bool vector_ok(const std::int64_t (&idx)[Rank], const T* p) const noexcept {
-    bool bad = !detail::alive(token_) || strides_[Rank - 1] != 1;
+    bool bad = !space_ok();
+    bad |= !detail::alive(token_);
+    bad |= strides_[Rank - 1] != 1;
     for (std::size_t r = 0; r + 1 < Rank; ++r)
       bad |= static_cast<std::uint64_t>(idx[r]) >= static_cast<std::uint64_t>(extents_[r]);
     bad |= idx[Rank - 1] < 0 || idx[Rank - 1] > static_cast<std::int64_t>(extents_[Rank - 1]) - N;
@@ -530,6 +546,7 @@ class checked_view {
   CUGUARD_HOST_DEVICE void init(const char* label, const location& where, const detail::integer* ext,
                                 const detail::integer* str) {
     label_ = label;
+    label_on_host_ = !CUGUARD_IMPL_DEVICE_PASS;
     constexpr auto max = static_cast<std::uint64_t>(cuda::std::numeric_limits<Index>::max());
     constexpr auto cap = static_cast<std::uint64_t>(cuda::std::numeric_limits<std::int64_t>::max());
     std::uint64_t largest = 0; // largest offset, saturated at cap
@@ -570,12 +587,15 @@ class checked_view {
       return;
     }
 #if !CUGUARD_IMPL_DEVICE_PASS
+    if (detail::in_device_code()) return; // an emulated kernel's view (a shared-memory tile)
     const detail::allocation_lookup found = detail::registry().find(data_);
-    if (found.found == detail::allocation_lookup::state::untracked) return;
+    if (found.found == detail::allocation_lookup::state::untracked) {
+      if (detail::memory_space_hook != nullptr) detail::memory_space_hook(data_, space_, device_);
+      return;
+    }
     const auto first = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(data_) - found.info.begin);
     const auto bytes = static_cast<std::int64_t>((largest + 1) * sizeof(T));
-    if (CUGUARD_IMPL_UNLIKELY(found.found == detail::allocation_lookup::state::released ||
-                              first + bytes > static_cast<std::int64_t>(found.info.bytes))) {
+    if (CUGUARD_IMPL_UNLIKELY(first + bytes > static_cast<std::int64_t>(found.info.bytes))) {
       detail::fail_allocation(*this, found, first, bytes, where);
       return;
     }
@@ -596,6 +616,7 @@ class checked_view {
   const char* label_ = nullptr;
   lifetime_token token_{};
   memory_space space_ = memory_space::unknown;
+  bool label_on_host_ = true;
   int device_ = -1;
 #endif
 };

@@ -30,6 +30,28 @@
 #  define CUGUARD_IMPL_THROW 0
 #endif
 
+// CUGUARD_ON_DEVICE_VIOLATION_TRAP: a violation in device code traps (the kernel stops at once and
+// the CUDA context is lost; the report is still read). Default: record the first violation,
+// redirect the bad access to a scratch element and let the kernel finish.
+#if defined(CUGUARD_ON_DEVICE_VIOLATION_TRAP)
+#  define CUGUARD_IMPL_DEVICE_TRAP 1
+#else
+#  define CUGUARD_IMPL_DEVICE_TRAP 0
+#endif
+
+// CUGUARD_EMULATION: 1 builds native kernels with the host compiler and runs them on CPU threads.
+#if defined(CUGUARD_EMULATION)
+#  if !CUGUARD_IMPL_CAT(CUGUARD_IMPL_VALID_SWITCH_, CUGUARD_EMULATION)
+#    error "CUGUARD_EMULATION must be defined as 0 or 1"
+#  endif
+#  define CUGUARD_IMPL_EMULATION CUGUARD_EMULATION
+#else
+#  define CUGUARD_IMPL_EMULATION 0
+#endif
+#if CUGUARD_IMPL_EMULATION && defined(__CUDACC__)
+#  error "CUGUARD_EMULATION=1 is for host compilers: an nvcc build runs its kernels on the GPU"
+#endif
+
 // CUGUARD_LIFETIME_SLOTS: how many tracked allocations can be alive at once (host registry).
 #if defined(CUGUARD_LIFETIME_SLOTS)
 #  define CUGUARD_IMPL_LIFETIME_SLOTS CUGUARD_LIFETIME_SLOTS
@@ -76,8 +98,12 @@
 // ABI namespace: checked and unchecked builds give every cuguard entity a different mangled
 // name, so a program that mixes them fails to link instead of silently breaking the ODR.
 // ---------------------------------------------------------------------------------------------
-#if CUGUARD_IMPL_CHECKS
+#if CUGUARD_IMPL_CHECKS && CUGUARD_IMPL_EMULATION
+#  define CUGUARD_IMPL_ABI checked_emulated_v0
+#elif CUGUARD_IMPL_CHECKS
 #  define CUGUARD_IMPL_ABI checked_v0
+#elif CUGUARD_IMPL_EMULATION
+#  define CUGUARD_IMPL_ABI unchecked_emulated_v0
 #else
 #  define CUGUARD_IMPL_ABI unchecked_v0
 #endif

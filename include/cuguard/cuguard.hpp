@@ -3,6 +3,9 @@
 #pragma once
 
 #include <cuguard/config.hpp>
+#if CUGUARD_IMPL_EMULATION
+#  include <cuguard/emulation.hpp> // before anything that may include a CUDA header
+#endif
 #include <cuguard/version.hpp>
 #include <cuguard/violation.hpp>
 #include <cuguard/report.hpp>
@@ -11,3 +14,7 @@
 #include <cuguard/checked_index.hpp>
 #include <cuguard/checked_view.hpp>
 #include <cuguard/describe.hpp>
+#if defined(__CUDACC__) || CUGUARD_IMPL_EMULATION
+#  include <cuguard/shared_memory.hpp>
+#  include <cuguard/runtime.hpp>
+#endif

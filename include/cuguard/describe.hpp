@@ -16,6 +16,7 @@ CUGUARD_IMPL_BEGIN_NAMESPACE
 inline const char* to_string(memory_space s) noexcept {
   switch (s) {
     case memory_space::host: return "host";
+    case memory_space::pinned: return "pinned host";
     case memory_space::device: return "device";
     case memory_space::managed: return "managed";
     case memory_space::unknown: break;

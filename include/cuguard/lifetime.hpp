@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cuguard/config.hpp>
+#include <cuguard/detail/device_state.hpp>
 #include <cuguard/report.hpp>
 #include <cuguard/violation.hpp>
 
@@ -37,6 +38,13 @@ static_assert(lifetime_slots >= 2, "CUGUARD_LIFETIME_SLOTS must be at least 2");
 /// so it is a plain array of relaxed atomics with no lock and no initialization guard.
 inline std::atomic<std::uint32_t> lifetime_generations[lifetime_slots];
 
+/// Set by the runtime: told of every release, so that it can update the device copies of the
+/// generations in stream order (`stream` is the cudaStream_t of the release, null: default).
+inline void (*lifetime_release_hook)(std::uint32_t slot, std::uint32_t generation, void* stream) = nullptr;
+
+/// Set by the runtime: where a pointer lives (false if it cannot tell).
+inline bool (*memory_space_hook)(const void* p, memory_space& space, int& device) = nullptr;
+
 /// What the registry knows of one allocation.
 struct allocation_info {
   std::uintptr_t begin = 0;
@@ -51,7 +59,7 @@ struct allocation_info {
 
 /// The answer of lifetime_registry::find.
 struct allocation_lookup {
-  enum class state { untracked, live, released } found = state::untracked;
+  enum class state { untracked, live } found = state::untracked;
   lifetime_token token;
   allocation_info info;
 };
@@ -83,8 +91,9 @@ class lifetime_registry {
     return {slot, lifetime_generations[slot].load(std::memory_order_relaxed)};
   }
 
-  /// Releases the allocation that starts at `p`; a violation if there is none.
-  void release(const void* p, cuda::std::source_location where) {
+  /// Releases the allocation that starts at `p`; a violation if there is none. Device copies
+  /// of the generations are updated in the order of `stream` (see lifetime_release_hook).
+  void release(const void* p, cuda::std::source_location where, void* stream = nullptr) {
     const auto begin = reinterpret_cast<std::uintptr_t>(p);
     violation v{};
     {
@@ -95,9 +104,10 @@ class lifetime_registry {
         live_.erase(it);
         infos_[slot].live = false;
         infos_[slot].released = where;
-        lifetime_generations[slot].fetch_add(1, std::memory_order_relaxed);
+        const std::uint32_t generation = lifetime_generations[slot].fetch_add(1, std::memory_order_relaxed) + 1;
         released_[begin] = slot;
         free_.push_back(slot);
+        if (lifetime_release_hook != nullptr) lifetime_release_hook(slot, generation, stream);
         return;
       }
       auto old = released_.find(begin);
@@ -119,7 +129,8 @@ class lifetime_registry {
     raise_host(v);
   }
 
-  /// The allocation containing `p` (live first, then released and not yet reused).
+  /// The live allocation containing `p`. Released ones are not searched: their memory may
+  /// have been handed out again by an allocator cuguard does not see.
   allocation_lookup find(const void* p) const {
     allocation_lookup r;
     if (tracked_.load(std::memory_order_relaxed) == 0) return r;
@@ -129,9 +140,6 @@ class lifetime_registry {
       r.found = allocation_lookup::state::live;
       r.token = {slot, lifetime_generations[slot].load(std::memory_order_relaxed)};
       r.info = infos_[slot];
-    } else if (auto old = containing(released_, addr)) {
-      r.found = allocation_lookup::state::released;
-      r.info = infos_[old];
     }
     return r;
   }
@@ -144,6 +152,13 @@ class lifetime_registry {
     if (info.live || lifetime_generations[t.slot].load(std::memory_order_relaxed) != t.generation + 1) return false;
     fill_allocation(v, info);
     return true;
+  }
+
+  /// Fills the allocation fields of `v` for the stale token {slot, generation} that device code
+  /// recorded (in arg[1], arg[2]).
+  bool describe_stale_record(violation& v) const {
+    const lifetime_token t{static_cast<std::uint32_t>(v.arg[1]), static_cast<std::uint32_t>(v.arg[2])};
+    return describe_stale(t, v);
   }
 
   static void fill_allocation(violation& v, const allocation_info& info) {
@@ -185,10 +200,14 @@ inline lifetime_registry& registry() {
   return r;
 }
 
-/// True if the allocation behind `t` is still alive (or untracked). Device code cannot read
-/// the host table, so it answers true there.
+/// True if the allocation behind `t` is still alive (or untracked). Device code reads the
+/// device copy of the generations (updated in stream order by the runtime).
 CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE bool alive(const lifetime_token& t) noexcept {
-#if CUGUARD_IMPL_DEVICE_PASS
+#if CUGUARD_IMPL_DEVICE_PASS && CUGUARD_IMPL_CHECKS
+  if (t.slot == 0) return true;
+  const std::uint32_t* generations = current_device_state().generations;
+  return generations == nullptr || generations[t.slot] == t.generation;
+#elif CUGUARD_IMPL_DEVICE_PASS
   (void)t;
   return true;
 #else

@@ -51,8 +51,7 @@ inline void append_strides(std::string& out, const violation& v) {
 inline void append_site(std::string& out, const char* prefix, const site_record& s) {
   out += prefix;
   out += s.file;
-  out += ':';
-  out += std::to_string(s.line);
+  if (s.line != 0) out += ':' + std::to_string(s.line);
   if (s.function[0] != '\0') {
     out += " in ";
     out += s.function;
@@ -89,6 +88,7 @@ inline const char* operation_name(operation op) {
     case operation::expect_contiguous: return "expect_contiguous";
     case operation::expect_shape: return "expect_shape";
     case operation::release: return "release";
+    case operation::launch: return "launch";
   }
   return "operation";
 }
@@ -112,6 +112,13 @@ inline void append_headline(std::string& out, const violation& v) {
     out += " at (";
     append_list(out, v.index, v.rank);
     out += "): ";
+  };
+  auto kernel_argument = [&] {
+    out += "kernel argument ";
+    append_view(out, v);
+    out += " of ";
+    out += v.launch.kernel;
+    out += ": ";
   };
   auto lifetime_tail = [&] {
     out += "allocation '";
@@ -198,20 +205,35 @@ inline void append_headline(std::string& out, const violation& v) {
         append_list(out, v.index, v.rank);
         out += "): ";
         lifetime_tail();
-      } else if (v.op == operation::release) {
+      } else if (v.op == operation::launch) {
+        kernel_argument();
+        lifetime_tail();
+      } else {
         out += "release of '";
         out += v.alloc_label;
         out += "' (" + std::to_string(v.arg[0]) + " bytes), which was already released";
-      } else {
-        out += "view ";
-        append_view(out, v);
-        out += " made over ";
-        lifetime_tail();
       }
       break;
     case violation_kind::wrong_memory_space:
-      access("wrong memory space: ");
-      out += "the view points to host memory";
+      if (v.op == operation::access) {
+        access("wrong memory space: ");
+      } else if (v.op == operation::launch) {
+        out += "wrong memory space: ";
+        kernel_argument();
+      } else {
+        out += "wrong memory space: ";
+        out += operation_name(v.op);
+        out += " of ";
+        append_view(out, v);
+        out += ": ";
+      }
+      if (v.space == memory_space::device) {
+        out += "the view points to device " + std::to_string(v.device) + " memory";
+        out += v.arg[1] == 1 ? ", and the kernel runs on device " + std::to_string(v.arg[2])
+                             : ", which host code cannot access";
+      } else {
+        out += "the view points to host memory, which device code cannot access";
+      }
       break;
     case violation_kind::shape_mismatch:
       out += "shape mismatch in ";
@@ -313,7 +335,9 @@ inline std::string format(const violation& v) {
 /// cuguard::check() for a violation recorded in device code.
 class violation_error : public std::exception {
  public:
-  explicit violation_error(const violation& v) : report_(v), what_(cuguard::format(v)) {}
+  /// `note`: extra lines for what() (for example that the CUDA context was lost).
+  explicit violation_error(const violation& v, const std::string& note = {})
+      : report_(v), what_(cuguard::format(v) + note) {}
   /// The record.
   const violation& report() const noexcept { return report_; }
   /// The formatted report.

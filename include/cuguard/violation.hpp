@@ -37,10 +37,17 @@ enum class operation : unsigned char {
   expect_contiguous, ///< expect_contiguous(view)
   expect_shape,      ///< expect_shape(view, extents)
   release,           ///< release(pointer) of the lifetime registry
+  launch,            ///< a view argument checked by cuguard::launch before the kernel runs
 };
 
 /// Where a view's memory lives, as far as cuguard knows.
-enum class memory_space : unsigned char { unknown, host, device, managed };
+enum class memory_space : unsigned char {
+  unknown, ///< not known (not tracked, or no CUDA runtime to ask)
+  host,    ///< pageable host memory: device code must not touch it
+  pinned,  ///< page-locked host memory, mapped for device access
+  device,  ///< device memory: host code must not touch it
+  managed, ///< managed (unified) memory: both may
+};
 
 /// Where an index value came from, when it came through a checked_index.
 enum class index_origin : unsigned char {
@@ -73,6 +80,9 @@ struct violation {
   violation_kind kind;     ///< what went wrong
   operation op;            ///< what found it
   char label[64];          ///< label of the view
+  /// Device code cannot read a label that lives in host memory: it records the label's host
+  /// address here and the host copies the text into `label` when it reads the record.
+  std::uint64_t label_address;
   char type[32];           ///< element type of the view ("float", "const int")
   char file[192];          ///< file of the offending expression (the caller's, not cuguard's)
   unsigned line;           ///< line of the offending expression
@@ -96,6 +106,7 @@ struct violation {
 
   index_origin origin;                 ///< where index[dim] came from
   char origin_label[64];               ///< label of the index view it was read from
+  std::uint64_t origin_label_address;  ///< as label_address, for origin_label
   int origin_rank;                     ///< rank of that view
   std::int64_t origin_index[max_rank]; ///< position in that view (bounded: origin_index[0] is the bound)
 

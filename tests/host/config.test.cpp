@@ -18,8 +18,9 @@ TEST_CASE("checks_enabled follows CUGUARD_ENABLE_CHECKS") {
 
 TEST_CASE("the ABI namespace of a view's type names the check mode") {
   const std::string name = typeid(cuguard::checked_view<float, 1>).name();
-  const bool checked = name.find("checked_v0") != std::string::npos && name.find("unchecked_v0") == std::string::npos;
-  CHECK(checked == cuguard::checks_enabled);
+  CHECK(name.find("checked_") != std::string::npos);
+  const bool unchecked = name.find("unchecked_") != std::string::npos;
+  CHECK(unchecked != cuguard::checks_enabled);
 }
 
 TEST_CASE("CUGUARD_VERSION combines major, minor and patch") {

@@ -72,7 +72,8 @@ TEST_CASE("a wrong_memory_space record says the view points to host memory") {
   v.origin = cuguard::index_origin::none;
   v.count = 1;
   CHECK(cuguard::format(v).rfind("cuguard: wrong memory space: access to 'embeddings' float[1024, 256] at (1030, 17): "
-                                 "the view points to host memory\n  at examples/lstm_gather_bug.cu:41 in gather_rows",
+                                 "the view points to host memory, which device code cannot access\n"
+                                 "  at examples/lstm_gather_bug.cu:41 in gather_rows",
                                  0) == 0);
 }
 

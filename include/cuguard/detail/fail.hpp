@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cuguard/config.hpp>
+#include <cuguard/detail/channel.hpp>
 #include <cuguard/lifetime.hpp>
 #include <cuguard/report.hpp>
 #include <cuguard/type_name.hpp>
@@ -26,11 +27,41 @@ struct is_checked_index : cuda::std::false_type {};
 template <class T>
 inline constexpr bool is_index_v = is_integer_v<T> || is_checked_index<T>::value;
 
+/// True in code that runs as part of a kernel: the device pass of nvcc, or an emulated kernel.
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE bool in_device_code() noexcept {
+#if CUGUARD_IMPL_DEVICE_PASS
+  return true;
+#elif CUGUARD_IMPL_EMULATION
+  return emulation::in_kernel();
+#else
+  return false;
+#endif
+}
+
+/// A label and whether it lives in host memory (device code must not read it then).
+struct label_ref {
+  const char* text = nullptr;
+  bool on_host = !CUGUARD_IMPL_DEVICE_PASS;
+};
+
+/// Copies a label into a record field, or records its host address when device code cannot read it.
+template <int N>
+CUGUARD_HOST_DEVICE void copy_label(char (&dst)[N], std::uint64_t& address, const label_ref& l) {
+#if CUGUARD_IMPL_DEVICE_PASS
+  if (l.on_host) {
+    address = reinterpret_cast<std::uint64_t>(l.text);
+    return;
+  }
+#endif
+  (void)address;
+  copy_text(dst, l.text);
+}
+
 /// Where a checked_index came from (see index_origin).
 struct origin_info {
   index_origin kind = index_origin::none;
   int rank = 0;
-  const char* label = nullptr;
+  label_ref label{};
   std::int64_t position[violation::max_rank] = {};
 };
 
@@ -95,22 +126,34 @@ struct args {
   std::int64_t v[3];
 };
 
-/// Stamps the source position and hands the record to the policy of the side it runs on.
-CUGUARD_HOST_DEVICE inline void deliver(violation& v, const cuda::std::source_location& where) {
+/// Host policy for a violation found in host code: fill the record, then throw or abort.
+template <class Fill>
+[[noreturn]] void report_host(const Fill& fill, const cuda::std::source_location& where) {
+  violation v{};
+  fill(v);
   copy_tail(v.file, where.file_name());
   copy_text(v.function, where.function_name());
   v.line = static_cast<unsigned>(where.line());
   v.count = 1;
-#if CUGUARD_IMPL_DEVICE_PASS
-  v.on_device = true;
-  v.block[0] = blockIdx.x, v.block[1] = blockIdx.y, v.block[2] = blockIdx.z;
-  v.thread[0] = threadIdx.x, v.thread[1] = threadIdx.y, v.thread[2] = threadIdx.z;
-  printf("cuguard: violation (kind %d) at %s:%u in %s, dim %d, block (%u,%u,%u) thread (%u,%u,%u)\n",
-         static_cast<int>(v.kind), v.file, v.line, v.function, v.dim, v.block[0], v.block[1], v.block[2],
-         v.thread[0], v.thread[1], v.thread[2]);
-  __trap();
-#else
   raise_host(v);
+}
+
+/// Hands a violation to the policy of the code it was found in. `fill` writes the fields of the
+/// record that describe it; the source position, thread and launch are added here. In device
+/// code (and emulated kernels) the record goes to the report channel and the function returns
+/// (record and continue) or traps; in host code it throws or aborts.
+template <class Fill>
+CUGUARD_HOST_DEVICE void report(const Fill& fill, const cuda::std::source_location& where) {
+#if CUGUARD_IMPL_DEVICE_PASS
+  device_report(fill, where);
+#else
+#  if CUGUARD_IMPL_EMULATION
+  if (emulation::in_kernel()) {
+    device_report(fill, where);
+    return;
+  }
+#  endif
+  report_host(fill, where);
 #endif
 }
 
@@ -128,12 +171,7 @@ CUGUARD_HOST_DEVICE inline void fill_type(char (&dst)[32]) noexcept {
 /// Label, type, shape, strides and memory space of `view`.
 template <class View>
 CUGUARD_HOST_DEVICE void fill_view(violation& v, const View& view) {
-#if CUGUARD_IMPL_DEVICE_PASS
-  // A label made in host code points to host memory, which device code must not read.
-  copy_text(v.label, "");
-#else
-  copy_text(v.label, view.label());
-#endif
+  copy_label(v.label, v.label_address, view.label_ref());
   fill_type<typename View::element_type>(v.type);
   v.rank = static_cast<int>(View::rank());
   for (int r = 0; r < v.rank; ++r) {
@@ -145,13 +183,15 @@ CUGUARD_HOST_DEVICE void fill_view(violation& v, const View& view) {
   v.dim = -1;
 }
 
-/// Lifetime fields for a view whose token went stale (host only: the table lives there).
+/// Lifetime fields for a view whose token went stale (the host table has the sites).
 CUGUARD_HOST_DEVICE inline void fill_stale(violation& v, const lifetime_token& t) {
   v.kind = violation_kind::use_after_free;
 #if !CUGUARD_IMPL_DEVICE_PASS
   if (!registry().describe_stale(t, v)) copy_text(v.alloc_label, "(slot reused since)");
 #else
-  (void)t;
+  // The host fills the allocation from the token when it reads the record.
+  v.arg[1] = t.slot;
+  v.arg[2] = t.generation;
 #endif
 }
 
@@ -172,49 +212,53 @@ CUGUARD_HOST_DEVICE T& scratch() noexcept {
 template <class View, class First, class... Rest>
 CUGUARD_IMPL_NOINLINE CUGUARD_HOST_DEVICE typename View::element_type& fail_access(
     View view, operation op, int width, First i0, Rest... rest) {
-  violation v{};
-  fill_view(v, view);
-  v.op = op;
-  v.arg[0] = width;
-  const std::int64_t idx[] = {i0.value, index_value(rest)...};
-  const origin_info origins[] = {origin_of(i0), origin_of(rest)...};
-  constexpr int rank = static_cast<int>(View::rank());
-  for (int r = 0; r < rank; ++r) v.index[r] = idx[r];
+  report(
+      [&](violation& v) {
+        fill_view(v, view);
+        v.op = op;
+        v.arg[0] = width;
+        const std::int64_t idx[] = {i0.value, index_value(rest)...};
+        const origin_info origins[] = {origin_of(i0), origin_of(rest)...};
+        constexpr int rank = static_cast<int>(View::rank());
+        for (int r = 0; r < rank; ++r) v.index[r] = idx[r];
 
-  if (!alive(view.token())) {
-    fill_stale(v, view.token());
-  } else {
-    v.kind = violation_kind::out_of_bounds;
-    for (int r = 0; r < rank; ++r) {
-      const std::int64_t last = r == rank - 1 && width > 0 ? idx[r] + width : idx[r] + 1;
-      if (idx[r] < 0 || last > v.extent[r]) {
-        v.dim = r;
-        break;
-      }
-    }
-    if (v.dim < 0 && width > 0) {
-      if (v.stride[rank - 1] != 1) {
-        v.kind = violation_kind::non_contiguous;
-      } else {
-        std::int64_t offset = 0;
-        for (int r = 0; r < rank; ++r) offset += idx[r] * v.stride[r];
-        const auto address = reinterpret_cast<std::uintptr_t>(view.data() + offset);
-        v.kind = violation_kind::misaligned;
-        v.arg[1] = static_cast<std::int64_t>(address);
-        v.arg[2] = static_cast<std::int64_t>(sizeof(typename View::element_type)) * width;
-      }
-    }
-    if (v.dim >= 0 && origins[v.dim].kind != index_origin::none) {
-      const origin_info& o = origins[v.dim];
-      v.origin = o.kind;
-      v.origin_rank = o.rank;
-#if !CUGUARD_IMPL_DEVICE_PASS
-      copy_text(v.origin_label, o.label);
-#endif
-      for (int r = 0; r < violation::max_rank; ++r) v.origin_index[r] = o.position[r];
-    }
-  }
-  deliver(v, i0.where);
+        if (!view.space_ok()) {
+          v.kind = violation_kind::wrong_memory_space;
+          return;
+        }
+        if (!alive(view.token())) {
+          fill_stale(v, view.token());
+          return;
+        }
+        v.kind = violation_kind::out_of_bounds;
+        for (int r = 0; r < rank; ++r) {
+          const std::int64_t last = r == rank - 1 && width > 0 ? idx[r] + width : idx[r] + 1;
+          if (idx[r] < 0 || last > v.extent[r]) {
+            v.dim = r;
+            break;
+          }
+        }
+        if (v.dim < 0 && width > 0) {
+          if (v.stride[rank - 1] != 1) {
+            v.kind = violation_kind::non_contiguous;
+          } else {
+            std::int64_t offset = 0;
+            for (int r = 0; r < rank; ++r) offset += idx[r] * v.stride[r];
+            const auto address = reinterpret_cast<std::uintptr_t>(view.data() + offset);
+            v.kind = violation_kind::misaligned;
+            v.arg[1] = static_cast<std::int64_t>(address);
+            v.arg[2] = static_cast<std::int64_t>(sizeof(typename View::element_type)) * width;
+          }
+        }
+        if (v.dim >= 0 && origins[v.dim].kind != index_origin::none) {
+          const origin_info& o = origins[v.dim];
+          v.origin = o.kind;
+          v.origin_rank = o.rank;
+          copy_label(v.origin_label, v.origin_label_address, o.label);
+          for (int r = 0; r < violation::max_rank; ++r) v.origin_index[r] = o.position[r];
+        }
+      },
+      i0.where);
   return scratch<typename View::element_type>();
 }
 
@@ -223,46 +267,50 @@ CUGUARD_IMPL_NOINLINE CUGUARD_HOST_DEVICE typename View::element_type& fail_acce
 template <class View>
 CUGUARD_IMPL_NOINLINE CUGUARD_HOST_DEVICE void fail_view(View view, violation_kind kind, operation op, int dim, args a,
                                                          dims expected, cuda::std::source_location where) {
-  violation v{};
-  fill_view(v, view);
-  v.kind = kind;
-  v.op = op;
-  v.dim = dim;
-  for (int i = 0; i < 3; ++i) v.arg[i] = a.v[i];
-  v.expected_rank = expected.n;
-  for (int r = 0; r < expected.n; ++r) v.expected[r] = expected.v[r];
-  deliver(v, where);
+  report(
+      [&](violation& v) {
+        fill_view(v, view);
+        v.kind = kind;
+        v.op = op;
+        v.dim = dim;
+        for (int i = 0; i < 3; ++i) v.arg[i] = a.v[i];
+        v.expected_rank = expected.n;
+        for (int r = 0; r < expected.n; ++r) v.expected[r] = expected.v[r];
+      },
+      where);
 }
 
-/// Construction over a tracked allocation: out of its bounds, or after its release.
+/// Construction over a tracked allocation that the view does not fit in (host only).
 template <class View>
 CUGUARD_IMPL_NOINLINE void fail_allocation(View view, const allocation_lookup& found, std::int64_t first_byte,
                                            std::int64_t bytes, cuda::std::source_location where) {
-  violation v{};
-  fill_view(v, view);
-  v.op = operation::make_view;
-  lifetime_registry::fill_allocation(v, found.info);
-  if (found.found == allocation_lookup::state::released) {
-    v.kind = violation_kind::use_after_free;
-  } else {
-    v.kind = violation_kind::out_of_bounds;
-    v.arg[1] = first_byte;
-    v.arg[2] = bytes;
-  }
-  deliver(v, where);
+  report_host(
+      [&](violation& v) {
+        fill_view(v, view);
+        v.op = operation::make_view;
+        lifetime_registry::fill_allocation(v, found.info);
+        v.kind = violation_kind::out_of_bounds;
+        v.arg[1] = first_byte;
+        v.arg[2] = bytes;
+      },
+      where);
 }
 
+#if CUGUARD_IMPL_CHECKS
 CUGUARD_IMPL_NOINLINE CUGUARD_HOST_DEVICE inline void fail_bounded(std::int64_t value, std::int64_t bound,
                                                                    cuda::std::source_location where) {
-  violation v{};
-  v.kind = violation_kind::out_of_bounds;
-  v.op = operation::bounded;
-  v.dim = -1;
-  v.device = -1;
-  v.arg[0] = value;
-  v.arg[1] = bound;
-  deliver(v, where);
+  report(
+      [&](violation& v) {
+        v.kind = violation_kind::out_of_bounds;
+        v.op = operation::bounded;
+        v.dim = -1;
+        v.device = -1;
+        v.arg[0] = value;
+        v.arg[1] = bound;
+      },
+      where);
 }
+#endif
 
 } // namespace detail
 CUGUARD_IMPL_END_NAMESPACE

@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: Apache-2.0
+// Emulation scheduler: the threads of a block run as fibers on one OS thread, deterministically.
+#pragma once
+
+#include <cuguard/config.hpp>
+
+#include <vector_types.h>
+
+#include <sys/mman.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#if defined(__SANITIZE_ADDRESS__)
+extern "C" void __sanitizer_start_switch_fiber(void** fake_stack_save, const void* bottom, std::size_t size);
+extern "C" void __sanitizer_finish_switch_fiber(void* fake_stack_save, const void** bottom_old, std::size_t* size_old);
+#endif
+
+CUGUARD_IMPL_BEGIN_NAMESPACE
+namespace emulation {
+namespace detail {
+
+/// The CUDA built-in variables of the thread that is running.
+struct thread_context {
+  uint3 thread_idx;
+  uint3 block_idx;
+  dim3 block_dim;
+  dim3 grid_dim;
+};
+
+/// Thrown out of run() when a kernel called __trap().
+struct trapped {};
+
+/// Runs a grid: blocks one after another (x fastest, then y, then z); inside a block every
+/// thread is a fiber with its own stack, resumed round-robin in thread order. A fiber runs
+/// until it finishes or waits at __syncthreads() or a warp-wide operation; a barrier opens
+/// when every thread of the block (or warp) that has not exited waits at it. Everything runs
+/// on the calling OS thread, so `__shared__` (thread_local) storage is shared by the block.
+class grid_runner {
+ public:
+  using body_fn = void (*)(void*);
+
+  grid_runner() = default;
+  grid_runner(const grid_runner&) = delete;
+  grid_runner& operator=(const grid_runner&) = delete;
+  ~grid_runner() {
+    if (stacks_ != nullptr) ::munmap(stacks_, stacks_bytes_);
+  }
+
+  /// Stack of each emulated thread (bytes); CUGUARD_EMULATION_STACK_KB in the environment overrides.
+  static std::size_t stack_size() {
+    static const std::size_t size = [] {
+      std::size_t kb = 256;
+      if (const char* s = std::getenv("CUGUARD_EMULATION_STACK_KB")) kb = std::strtoul(s, nullptr, 10);
+      return (kb < 64 ? 64 : kb) * 1024;
+    }();
+    return size;
+  }
+
+  void run(dim3 grid, dim3 block, std::size_t dynamic_shared, body_fn body, void* arg) {
+    const std::size_t threads = std::size_t{block.x} * block.y * block.z;
+    if (threads == 0 || threads > 1024 || grid.x == 0 || grid.y == 0 || grid.z == 0)
+      throw std::invalid_argument("cuguard emulation: invalid launch configuration (grid or block has no thread, or "
+                                  "a block has more than 1024 threads)");
+    reserve(threads);
+    dynamic_shared_.assign(dynamic_shared, 0);
+    body_ = body;
+    arg_ = arg;
+    error_ = nullptr;
+    for (unsigned z = 0; z < grid.z; ++z)
+      for (unsigned y = 0; y < grid.y; ++y)
+        for (unsigned x = 0; x < grid.x; ++x) run_block(grid, block, uint3{x, y, z}, threads);
+  }
+
+  /// __syncthreads()
+  void barrier() { wait(state::at_barrier); }
+
+  /// __syncwarp(): waits for the lanes of this warp that have not exited.
+  void warp_barrier() { wait(state::at_warp_barrier); }
+
+  /// Exchanges `bits` across the warp: every lane deposits, all wait, each reads lane `src`.
+  std::uint64_t exchange(std::uint64_t bits, unsigned src_lane) {
+    const unsigned lane = current_ % 32, warp_base = current_ - lane;
+    lanes_[current_] = bits;
+    warp_barrier();
+    const unsigned src = warp_base + (src_lane % 32);
+    const std::uint64_t out = src < fibers_used_ && fibers_[src].st != state::done ? lanes_[src] : bits;
+    warp_barrier();
+    return out;
+  }
+
+  /// Ballot over the lanes of this warp that have not exited.
+  unsigned ballot(bool predicate) {
+    const unsigned lane = current_ % 32, warp_base = current_ - lane;
+    lanes_[current_] = predicate ? 1 : 0;
+    warp_barrier();
+    unsigned mask = 0;
+    for (unsigned l = 0; l < 32 && warp_base + l < fibers_used_; ++l)
+      if (fibers_[warp_base + l].st != state::done && lanes_[warp_base + l] != 0) mask |= 1u << l;
+    warp_barrier();
+    return mask;
+  }
+
+  /// Lanes of this warp that have not exited.
+  unsigned active_mask() const {
+    const unsigned warp_base = current_ - current_ % 32;
+    unsigned mask = 0;
+    for (unsigned l = 0; l < 32 && warp_base + l < fibers_used_; ++l)
+      if (fibers_[warp_base + l].st != state::done) mask |= 1u << l;
+    return mask;
+  }
+
+  /// __trap(): stops the whole grid at once.
+  [[noreturn]] void trap() {
+    trapped_ = true;
+    fibers_[current_].st = state::done;
+    switch_to_main(false);
+    std::abort(); // unreachable: a trapped fiber is never resumed
+  }
+
+  unsigned char* dynamic_shared() noexcept { return dynamic_shared_.data(); }
+  std::size_t dynamic_shared_bytes() const noexcept { return dynamic_shared_.size(); }
+
+ private:
+  enum class state { ready, at_barrier, at_warp_barrier, done };
+  struct fiber {
+    ucontext_t ctx;
+    state st;
+    thread_context ids;
+    void* fake_stack;
+  };
+
+  void reserve(std::size_t threads) {
+    if (fibers_.size() < threads) {
+      fibers_.resize(threads);
+      lanes_.resize(threads);
+    }
+    const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    const std::size_t slot = stack_size() + page; // one guard page below each stack
+    if (stacks_capacity_ >= threads) return;
+    if (stacks_ != nullptr) ::munmap(stacks_, stacks_bytes_);
+    stacks_bytes_ = slot * threads;
+    void* p = ::mmap(nullptr, stacks_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) {
+      stacks_ = nullptr;
+      stacks_capacity_ = 0;
+      throw std::bad_alloc();
+    }
+    stacks_ = static_cast<char*>(p);
+    for (std::size_t t = 0; t < threads; ++t) ::mprotect(stacks_ + t * slot, page, PROT_NONE);
+    stacks_capacity_ = threads;
+  }
+
+  char* stack_of(std::size_t t) const {
+    const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    return stacks_ + t * (stack_size() + page) + page;
+  }
+
+  static void entry();
+
+  // Out of line: getcontext returns twice, which would clobber the caller's variables.
+  __attribute__((noinline)) static void make_context(ucontext_t& ctx, char* stack, std::size_t size) {
+    ::getcontext(&ctx);
+    ctx.uc_stack.ss_sp = stack;
+    ctx.uc_stack.ss_size = size;
+    ctx.uc_link = nullptr;
+    ::makecontext(&ctx, &grid_runner::entry, 0);
+  }
+
+  void prepare(dim3 grid, dim3 block, uint3 block_idx, std::size_t threads) {
+    fibers_used_ = static_cast<unsigned>(threads);
+    for (unsigned t = 0; t < threads; ++t) {
+      fiber& f = fibers_[t];
+      f.st = state::ready;
+      f.fake_stack = nullptr;
+      f.ids = thread_context{uint3{t % block.x, (t / block.x) % block.y, t / (block.x * block.y)}, block_idx, block, grid};
+      make_context(f.ctx, stack_of(t), stack_size());
+    }
+  }
+
+  void run_block(dim3 grid, dim3 block, uint3 block_idx, std::size_t threads) {
+    prepare(grid, block, block_idx, threads);
+    trapped_ = false;
+    for (;;) {
+      bool ran = false;
+      for (unsigned t = 0; t < threads; ++t) {
+        if (fibers_[t].st != state::ready) continue;
+        ran = true;
+        resume(t);
+        if (trapped_) throw trapped{};
+        if (error_) std::rethrow_exception(error_);
+      }
+      if (ran) continue;
+      if (release_barriers(threads)) continue;
+      break; // every thread finished
+    }
+  }
+
+  // Opens a block barrier when every live thread waits at it, and each warp barrier whose live
+  // lanes all wait at it. False when nothing was waiting.
+  bool release_barriers(std::size_t threads) {
+    bool live = false, all_at_barrier = true, released = false;
+    for (unsigned t = 0; t < threads; ++t) {
+      if (fibers_[t].st == state::done) continue;
+      live = true;
+      if (fibers_[t].st != state::at_barrier) all_at_barrier = false;
+    }
+    if (!live) return false;
+    if (all_at_barrier) {
+      for (unsigned t = 0; t < threads; ++t)
+        if (fibers_[t].st == state::at_barrier) fibers_[t].st = state::ready;
+      return true;
+    }
+    for (unsigned base = 0; base < threads; base += 32) {
+      bool any = false, all = true;
+      for (unsigned t = base; t < base + 32 && t < threads; ++t) {
+        if (fibers_[t].st == state::done) continue;
+        any = true;
+        if (fibers_[t].st != state::at_warp_barrier) all = false;
+      }
+      if (!any || !all) continue;
+      for (unsigned t = base; t < base + 32 && t < threads; ++t)
+        if (fibers_[t].st == state::at_warp_barrier) fibers_[t].st = state::ready;
+      released = true;
+    }
+    if (!released)
+      throw std::logic_error("cuguard emulation: deadlock: threads of one block wait at different barriers "
+                             "(__syncthreads() and a warp-wide operation), which a GPU would not complete either");
+    return true;
+  }
+
+  void wait(state s) {
+    fibers_[current_].st = s;
+    switch_to_main(true);
+  }
+
+  void resume(unsigned t); // out of line: swapcontext returns twice, which would clobber the caller's registers
+  void switch_to_main(bool will_resume);
+
+  std::vector<fiber> fibers_;
+  std::vector<std::uint64_t> lanes_;
+  std::vector<unsigned char> dynamic_shared_;
+  char* stacks_ = nullptr;
+  std::size_t stacks_bytes_ = 0;
+  std::size_t stacks_capacity_ = 0;
+  unsigned fibers_used_ = 0;
+  unsigned current_ = 0;
+  bool trapped_ = false;
+  ucontext_t main_{};
+  const void* main_stack_bottom_ = nullptr;
+  std::size_t main_stack_size_ = 0;
+  void* main_fake_stack_ = nullptr;
+  body_fn body_ = nullptr;
+  void* arg_ = nullptr;
+  std::exception_ptr error_;
+};
+
+/// The runner of the grid this OS thread is running, and the thread it is running.
+inline thread_local grid_runner* current_runner = nullptr;
+inline thread_local const thread_context* current_thread = nullptr;
+
+__attribute__((noinline)) inline void grid_runner::resume(unsigned t) {
+  current_ = t;
+  current_thread = &fibers_[t].ids;
+#if defined(__SANITIZE_ADDRESS__)
+  __sanitizer_start_switch_fiber(&main_fake_stack_, stack_of(t), stack_size());
+#endif
+  ::swapcontext(&main_, &fibers_[t].ctx);
+#if defined(__SANITIZE_ADDRESS__)
+  __sanitizer_finish_switch_fiber(main_fake_stack_, nullptr, nullptr);
+#endif
+  current_thread = nullptr;
+}
+
+inline void grid_runner::switch_to_main(bool will_resume) {
+  fiber& f = fibers_[current_];
+#if defined(__SANITIZE_ADDRESS__)
+  __sanitizer_start_switch_fiber(will_resume ? &f.fake_stack : nullptr, main_stack_bottom_, main_stack_size_);
+#else
+  (void)will_resume;
+#endif
+  ::swapcontext(&f.ctx, &main_);
+#if defined(__SANITIZE_ADDRESS__)
+  __sanitizer_finish_switch_fiber(f.fake_stack, &main_stack_bottom_, &main_stack_size_);
+#endif
+}
+
+inline void grid_runner::entry() {
+  grid_runner* self = current_runner;
+#if defined(__SANITIZE_ADDRESS__)
+  __sanitizer_finish_switch_fiber(nullptr, &self->main_stack_bottom_, &self->main_stack_size_);
+#endif
+  try {
+    self->body_(self->arg_);
+  } catch (...) {
+    self->error_ = std::current_exception();
+  }
+  self->fibers_[self->current_].st = state::done;
+  self->switch_to_main(false);
+}
+
+/// Runs `body(arg)` as every thread of the grid; the calling thread's runner is reused.
+inline void run_grid(dim3 grid, dim3 block, std::size_t dynamic_shared, grid_runner::body_fn body, void* arg) {
+  if (current_runner != nullptr)
+    throw std::logic_error("cuguard emulation: a kernel cannot launch another kernel (no dynamic parallelism)");
+  static thread_local grid_runner runner;
+  current_runner = &runner;
+  struct reset {
+    ~reset() { current_runner = nullptr; }
+  } reset_on_exit;
+  runner.run(grid, block, dynamic_shared, body, arg);
+}
+
+} // namespace detail
+} // namespace emulation
+CUGUARD_IMPL_END_NAMESPACE

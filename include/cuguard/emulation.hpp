@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: Apache-2.0
+// CUGUARD_EMULATION=1: native CUDA kernel sources compiled by a host compiler and run on CPU threads.
+//
+// Include this header (or <cuguard/cuguard.hpp>, which includes it in emulation builds) before
+// any CUDA header. It defines the CUDA keywords (__global__, __device__, __shared__, ...), the
+// built-in variables (threadIdx, blockIdx, blockDim, gridDim, warpSize), __syncthreads(),
+// atomics, warp intrinsics and __trap(); cuguard::launch runs the kernel. Dynamic shared memory
+// is cuguard::dynamic_shared<T>() (portable to nvcc), not `extern __shared__`.
+#pragma once
+
+#if !defined(CUGUARD_EMULATION) || !CUGUARD_EMULATION
+#  error "<cuguard/emulation.hpp> is for CUGUARD_EMULATION=1 builds"
+#endif
+#if defined(__CUDACC__)
+#  error "CUGUARD_EMULATION=1 is for host compilers: an nvcc build runs its kernels on the GPU"
+#endif
+
+// CUDA keywords. The toolkit's headers keep these definitions when they are made first.
+#undef __global__
+#undef __device__
+#undef __host__
+#undef __shared__
+#undef __constant__
+#undef __managed__
+#undef __forceinline__
+#undef __noinline__
+#undef __launch_bounds__
+#undef __restrict__
+#undef __grid_constant__
+#define __global__
+#define __device__
+#define __host__
+#define __shared__ thread_local // block scope: one per OS thread, and a block runs on one
+#define __constant__
+#define __managed__
+#define __forceinline__ inline __attribute__((always_inline))
+#define __noinline__ __attribute__((noinline))
+#define __launch_bounds__(...)
+#define __restrict__ __restrict
+#define __grid_constant__
+
+#include <cuguard/config.hpp>
+#include <cuguard/detail/fibers.hpp>
+
+// The toolkit's host headers come before the built-in variables below: they use names such as
+// gridDim for parameters.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <type_traits>
+
+CUGUARD_IMPL_BEGIN_NAMESPACE
+namespace emulation {
+
+/// True while the calling code runs as a thread of an emulated kernel.
+inline bool in_kernel() noexcept { return detail::current_thread != nullptr; }
+
+namespace detail {
+inline const thread_context& ids() noexcept { return *current_thread; }
+inline grid_runner& runner() noexcept { return *current_runner; }
+
+template <class T>
+std::uint64_t to_bits(T v) noexcept {
+  static_assert(sizeof(T) <= 8 && std::is_trivially_copyable<T>::value, "warp shuffles move values of up to 8 bytes");
+  std::uint64_t bits = 0;
+  std::memcpy(&bits, &v, sizeof v);
+  return bits;
+}
+template <class T>
+T from_bits(std::uint64_t bits) noexcept {
+  T v;
+  std::memcpy(&v, &bits, sizeof v);
+  return v;
+}
+inline unsigned lane() noexcept {
+  const thread_context& c = ids();
+  return (c.thread_idx.x + c.thread_idx.y * c.block_dim.x + c.thread_idx.z * c.block_dim.x * c.block_dim.y) % 32;
+}
+
+template <class T, class Op>
+T atomic_update(T* address, Op op) noexcept {
+  if constexpr (std::is_integral<T>::value) {
+    T old = __atomic_load_n(address, __ATOMIC_RELAXED);
+    while (!__atomic_compare_exchange_n(address, &old, op(old), false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
+    }
+    return old;
+  } else {
+    using bits_t = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+    auto* raw = reinterpret_cast<bits_t*>(address);
+    bits_t old = __atomic_load_n(raw, __ATOMIC_RELAXED);
+    for (;;) {
+      T value;
+      std::memcpy(&value, &old, sizeof value);
+      const T next = op(value);
+      bits_t next_bits;
+      std::memcpy(&next_bits, &next, sizeof next_bits);
+      if (__atomic_compare_exchange_n(raw, &old, next_bits, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) return value;
+    }
+  }
+}
+} // namespace detail
+} // namespace emulation
+
+CUGUARD_IMPL_END_NAMESPACE
+
+// ---------------------------------------------------------------------------------------------
+// Built-in variables and functions, as CUDA spells them.
+// ---------------------------------------------------------------------------------------------
+#define threadIdx (::cuguard::emulation::detail::ids().thread_idx)
+#define blockIdx (::cuguard::emulation::detail::ids().block_idx)
+#define blockDim (::cuguard::emulation::detail::ids().block_dim)
+#define gridDim (::cuguard::emulation::detail::ids().grid_dim)
+inline constexpr int warpSize = 32;
+
+inline void __syncthreads() { ::cuguard::emulation::detail::runner().barrier(); }
+inline int __syncthreads_count(int predicate) {
+  static thread_local int count;
+  ::cuguard::emulation::detail::runner().barrier();
+  count = 0;
+  ::cuguard::emulation::detail::runner().barrier();
+  __atomic_fetch_add(&count, predicate ? 1 : 0, __ATOMIC_RELAXED);
+  ::cuguard::emulation::detail::runner().barrier();
+  return count;
+}
+inline void __syncwarp(unsigned = 0xffffffffu) { ::cuguard::emulation::detail::runner().warp_barrier(); }
+inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+inline void __threadfence_block() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+inline void __threadfence_system() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+[[noreturn]] inline void __trap() { ::cuguard::emulation::detail::runner().trap(); }
+inline unsigned __activemask() { return ::cuguard::emulation::detail::runner().active_mask(); }
+inline unsigned __ballot_sync(unsigned, int predicate) {
+  return ::cuguard::emulation::detail::runner().ballot(predicate != 0);
+}
+inline int __any_sync(unsigned mask, int predicate) { return __ballot_sync(mask, predicate) != 0; }
+inline int __all_sync(unsigned, int predicate) {
+  auto& r = ::cuguard::emulation::detail::runner();
+  const unsigned active = r.active_mask();
+  return r.ballot(predicate != 0) == active;
+}
+template <class T>
+inline T __shfl_sync(unsigned, T value, int src_lane, int width = 32) {
+  namespace d = ::cuguard::emulation::detail;
+  const unsigned lane = d::lane();
+  const unsigned base = lane - lane % static_cast<unsigned>(width);
+  const unsigned src = base + static_cast<unsigned>(src_lane) % static_cast<unsigned>(width);
+  return d::from_bits<T>(d::runner().exchange(d::to_bits(value), src));
+}
+template <class T>
+inline T __shfl_xor_sync(unsigned, T value, int lane_mask, int width = 32) {
+  namespace d = ::cuguard::emulation::detail;
+  const unsigned lane = d::lane();
+  unsigned src = lane ^ static_cast<unsigned>(lane_mask);
+  if (src / static_cast<unsigned>(width) != lane / static_cast<unsigned>(width)) src = lane;
+  return d::from_bits<T>(d::runner().exchange(d::to_bits(value), src));
+}
+template <class T>
+inline T __shfl_down_sync(unsigned, T value, unsigned delta, int width = 32) {
+  namespace d = ::cuguard::emulation::detail;
+  const unsigned lane = d::lane(), w = static_cast<unsigned>(width);
+  const unsigned src = (lane % w) + delta < w ? lane + delta : lane;
+  return d::from_bits<T>(d::runner().exchange(d::to_bits(value), src));
+}
+template <class T>
+inline T __shfl_up_sync(unsigned, T value, unsigned delta, int width = 32) {
+  namespace d = ::cuguard::emulation::detail;
+  const unsigned lane = d::lane(), w = static_cast<unsigned>(width);
+  const unsigned src = lane % w >= delta ? lane - delta : lane;
+  return d::from_bits<T>(d::runner().exchange(d::to_bits(value), src));
+}
+
+template <class T>
+inline T __ldg(const T* p) { return *p; }
+
+#define CUGUARD_IMPL_EMU_ATOMIC(NAME, EXPR)                                                       \
+  template <class T, class U>                                                                     \
+  inline T NAME(T* address, U value) {                                                            \
+    const T v = static_cast<T>(value);                                                            \
+    return ::cuguard::emulation::detail::atomic_update(address, [v](T old) { return EXPR; });     \
+  }
+CUGUARD_IMPL_EMU_ATOMIC(atomicAdd, static_cast<T>(old + v))
+CUGUARD_IMPL_EMU_ATOMIC(atomicSub, static_cast<T>(old - v))
+CUGUARD_IMPL_EMU_ATOMIC(atomicExch, ((void)old, v))
+CUGUARD_IMPL_EMU_ATOMIC(atomicMax, old < v ? v : old)
+CUGUARD_IMPL_EMU_ATOMIC(atomicMin, v < old ? v : old)
+CUGUARD_IMPL_EMU_ATOMIC(atomicAnd, static_cast<T>(old & v))
+CUGUARD_IMPL_EMU_ATOMIC(atomicOr, static_cast<T>(old | v))
+CUGUARD_IMPL_EMU_ATOMIC(atomicXor, static_cast<T>(old ^ v))
+#undef CUGUARD_IMPL_EMU_ATOMIC
+template <class T, class U, class V>
+inline T atomicCAS(T* address, U compare, V value) {
+  T expected = static_cast<T>(compare);
+  __atomic_compare_exchange_n(address, &expected, static_cast<T>(value), false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+  return expected;
+}
+
+// Device math that CUDA code calls unqualified.
+using std::max;
+using std::min;
+inline float __expf(float x) { return std::exp(x); }
+inline float __logf(float x) { return std::log(x); }
+inline float __fdividef(float a, float b) { return a / b; }
+inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
+inline float __saturatef(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); }

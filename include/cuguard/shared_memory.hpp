@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: Apache-2.0
+// dynamic_shared<T>(): the block's dynamic shared memory, the same spelling under nvcc and emulation.
+#pragma once
+
+#include <cuguard/config.hpp>
+
+#include <cstddef>
+
+#if CUGUARD_IMPL_EMULATION
+#  include <cuguard/emulation.hpp>
+#endif
+
+CUGUARD_IMPL_BEGIN_NAMESPACE
+
+#if CUGUARD_IMPL_EMULATION
+
+/// The running block's dynamic shared memory (its size is the launch's shared_bytes). Use it
+/// instead of `extern __shared__`, which a host compiler cannot emulate.
+template <class T>
+inline T* dynamic_shared() noexcept {
+  return reinterpret_cast<T*>(emulation::detail::runner().dynamic_shared());
+}
+/// Size of the running block's dynamic shared memory, in bytes.
+inline std::size_t dynamic_shared_bytes() noexcept { return emulation::detail::runner().dynamic_shared_bytes(); }
+
+#elif defined(__CUDACC__)
+
+template <class T>
+__device__ inline T* dynamic_shared() noexcept {
+  extern __shared__ __align__(16) unsigned char cuguard_impl_dynamic_shared[];
+  return reinterpret_cast<T*>(cuguard_impl_dynamic_shared);
+}
+__device__ inline std::size_t dynamic_shared_bytes() noexcept {
+  unsigned bytes;
+  asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(bytes));
+  return bytes;
+}
+
+#endif
+
+CUGUARD_IMPL_END_NAMESPACE

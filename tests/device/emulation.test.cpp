@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: Apache-2.0
+// Kernel semantics that emulation must reproduce (and the GPU does): barriers, shared memory,
+// warp intrinsics, atomics, dynamic shared memory, multi-dimensional grids.
+#include "support.hpp"
+
+#include <cuguard/cuguard.hpp>
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <numeric>
+#include <vector>
+
+namespace device_tests {
+
+// Reverses each block's 64 elements through a shared tile: wrong without __syncthreads().
+__global__ void reverse_blocks(cuguard::checked_view<const int, 1> in, cuguard::checked_view<int, 1> out) {
+  __shared__ int storage[64];
+  auto tile = cuguard::make_view(storage, {64}, "tile");
+  const int base = static_cast<int>(blockIdx.x * blockDim.x);
+  tile[threadIdx.x] = in[base + static_cast<int>(threadIdx.x)];
+  __syncthreads();
+  out[base + static_cast<int>(threadIdx.x)] = tile[63 - static_cast<int>(threadIdx.x)];
+}
+
+// Warp sum with __shfl_xor_sync, one atomicAdd per warp.
+__global__ void warp_sum(cuguard::checked_view<const int, 1> in, cuguard::checked_view<int, 1> total) {
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  int v = in[i];
+  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
+  if (threadIdx.x % 32 == 0) atomicAdd(&total[0], v);
+}
+
+// Lane 0's value broadcast with __shfl_sync; __shfl_down_sync; __ballot_sync.
+__global__ void warp_ops(cuguard::checked_view<int, 2> out) {
+  const int lane = static_cast<int>(threadIdx.x);
+  out(0, lane) = __shfl_sync(0xffffffffu, lane * 10, 0);
+  out(1, lane) = __shfl_down_sync(0xffffffffu, lane, 1u);
+  out(2, lane) = static_cast<int>(__ballot_sync(0xffffffffu, lane % 2 == 1));
+}
+
+// Dynamic shared memory, sized at launch: a block-wide prefix sum of 128 values.
+__global__ void block_scan(cuguard::checked_view<const int, 1> in, cuguard::checked_view<int, 1> out) {
+  auto s = cuguard::make_view(cuguard::dynamic_shared<int>(), {static_cast<std::int64_t>(blockDim.x)}, "scan");
+  const int t = static_cast<int>(threadIdx.x);
+  s[t] = in[t];
+  __syncthreads();
+  for (int offset = 1; offset < static_cast<int>(blockDim.x); offset *= 2) {
+    const int add = t >= offset ? s[t - offset] : 0;
+    __syncthreads();
+    s[t] += add;
+    __syncthreads();
+  }
+  out[t] = s[t];
+}
+
+// Every thread of a 3-D grid of 3-D blocks writes its linear id.
+__global__ void ids_3d(cuguard::checked_view<int, 6> out) {
+  out(blockIdx.z, blockIdx.y, blockIdx.x, threadIdx.z, threadIdx.y, threadIdx.x) =
+      static_cast<int>(((blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x) * blockDim.x * blockDim.y *
+                           blockDim.z +
+                       (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x);
+}
+
+} // namespace device_tests
+
+TEST_CASE("__syncthreads orders shared-memory writes before reads") {
+  std::vector<int> in(128);
+  std::iota(in.begin(), in.end(), 0);
+  cuguard::device_buffer<int> d_in(128, "in"), d_out(128, "out");
+  d_in.copy_from_host(in);
+  cuguard::launch(device_tests::reverse_blocks, 2, 64, d_in.view(), d_out.view());
+  cuguard::check();
+  const std::vector<int> out = d_out.to_host();
+  CHECK(out[0] == 63);
+  CHECK(out[63] == 0);
+  CHECK(out[64] == 127);
+  CHECK(out[127] == 64);
+}
+
+TEST_CASE("__shfl_xor_sync and atomicAdd compute a sum") {
+  std::vector<int> in(256);
+  std::iota(in.begin(), in.end(), 1);
+  cuguard::device_buffer<int> d_in(256, "in"), total(1, "total");
+  d_in.copy_from_host(in);
+  total.copy_from_host(std::vector<int>{0});
+  cuguard::launch(device_tests::warp_sum, 2, 128, d_in.view(), total.view());
+  cuguard::check();
+  CHECK(total.to_host()[0] == 256 * 257 / 2);
+}
+
+TEST_CASE("__shfl_sync, __shfl_down_sync and __ballot_sync follow CUDA's lane rules") {
+  cuguard::device_buffer<int> out(3 * 32, "out");
+  cuguard::launch(device_tests::warp_ops, 1, 32, out.view({3, 32}));
+  cuguard::check();
+  const std::vector<int> h = out.to_host();
+  CHECK(h[5] == 0);             // broadcast of lane 0's value
+  CHECK(h[32 + 4] == 5);        // lane 4 reads lane 5
+  CHECK(h[32 + 31] == 31);      // the last lane keeps its own value
+  CHECK(static_cast<unsigned>(h[64]) == 0xaaaaaaaau);
+}
+
+TEST_CASE("dynamic shared memory has the size given at launch") {
+  std::vector<int> in(128, 1);
+  cuguard::device_buffer<int> d_in(128, "in"), d_out(128, "out");
+  d_in.copy_from_host(in);
+  cuguard::launch({dim3(1), dim3(128), 128 * sizeof(int)}, device_tests::block_scan, d_in.view(), d_out.view());
+  cuguard::check();
+  const std::vector<int> out = d_out.to_host();
+  CHECK(out[0] == 1);
+  CHECK(out[127] == 128);
+}
+
+TEST_CASE("a 3-D grid of 3-D blocks gives every thread its own ids") {
+  const dim3 grid(3, 2, 2), block(4, 2, 2);
+  cuguard::device_buffer<int> out(3 * 2 * 2 * 4 * 2 * 2, "ids");
+  cuguard::launch({grid, block}, device_tests::ids_3d, out.view({2, 2, 3, 2, 2, 4}));
+  cuguard::check();
+  const std::vector<int> h = out.to_host();
+  std::vector<int> expected(h.size());
+  std::iota(expected.begin(), expected.end(), 0);
+  CHECK(h == expected);
+}

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: Apache-2.0
+// doctest's main for the device suites: under emulation it runs everywhere; on nvcc builds it
+// needs a GPU, and without one reports the suite as skipped (exit 77), or as failed when
+// CUGUARD_REQUIRE_GPU=1.
+#define DOCTEST_CONFIG_IMPLEMENT
+#include <cuguard/cuguard.hpp>
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+int main(int argc, char** argv) {
+#if !CUGUARD_EMULATION
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    (void)cudaGetLastError();
+    const char* required = std::getenv("CUGUARD_REQUIRE_GPU");
+    if (required != nullptr && std::strcmp(required, "1") == 0) {
+      std::fprintf(stderr, "no CUDA device, and CUGUARD_REQUIRE_GPU=1: failing\n");
+      return 1;
+    }
+    std::printf("no CUDA device: the GPU suite is skipped\n");
+    return 77;
+  }
+#endif
+  doctest::Context context(argc, argv);
+  return context.run();
+}

@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: Apache-2.0
+// Violations inside native kernels: the record, the count, the policies, the program going on.
+#include "support.hpp"
+
+#include <cuguard/cuguard.hpp>
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+using cuguard::violation_kind;
+using device_test_support::checked;
+using device_test_support::ends_with;
+
+namespace device_tests {
+
+__global__ void write_at(cuguard::checked_view<float, 1> out, int i) {
+  if (blockIdx.x == 1 && threadIdx.x == 3) out[i] = 1.0f;
+}
+constexpr unsigned write_at_line = __LINE__ - 2;
+
+__global__ void iota(cuguard::checked_view<float, 1> out) {
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i < out.extent(0)) out[i] = static_cast<float>(i);
+}
+
+__global__ void all_out_of_bounds(cuguard::checked_view<float, 2> out) {
+  out(static_cast<int>(blockIdx.x) + 1000, static_cast<int>(threadIdx.x)) = 1.0f;
+}
+constexpr unsigned all_out_of_bounds_line = __LINE__ - 2;
+
+__global__ void gather_rows(cuguard::checked_view<const float, 2> table, cuguard::checked_view<const int, 1> rows,
+                            cuguard::checked_view<float, 2> out) {
+  const auto row = cuguard::index_from(rows, blockIdx.x);
+  for (int j = static_cast<int>(threadIdx.x); j < out.extent(1); j += static_cast<int>(blockDim.x))
+    out(blockIdx.x, j) = table(row, j);
+}
+constexpr unsigned gather_rows_line = __LINE__ - 2;
+
+__global__ void tile_overflow(cuguard::checked_view<float, 1> out, int extra) {
+  __shared__ float storage[32];
+  auto tile = cuguard::make_view(storage, {32}, "tile");
+  tile[threadIdx.x + static_cast<unsigned>(extra)] = 1.0f;
+  __syncthreads();
+  out[threadIdx.x] = tile[threadIdx.x];
+}
+constexpr unsigned tile_overflow_line = __LINE__ - 4;
+
+/// A view inside a struct: launch() does not inspect it, so only device code can catch it.
+struct wrapped {
+  cuguard::checked_view<float, 1> v;
+};
+__global__ void read_wrapped(wrapped w, cuguard::checked_view<float, 1> out) {
+  if (threadIdx.x == 0) out[0] = w.v[0];
+}
+constexpr unsigned read_wrapped_line = __LINE__ - 2;
+
+__global__ void vector_copy(cuguard::checked_view<const float, 1> in, cuguard::checked_view<float, 1> out, int at) {
+  if (threadIdx.x == 0) out.store<4>(in.load<4>(at), 0);
+}
+constexpr unsigned vector_copy_line = __LINE__ - 2;
+
+} // namespace device_tests
+
+CUGUARD_CHECKED_TEST("an out-of-bounds write in a kernel is reported with its line, thread and launch") {
+  cuguard::device_buffer<float> buf(64, "activations");
+  cuguard::launch(device_tests::write_at, 2, 32, buf.view(), 64); const unsigned launch_line = __LINE__;
+  const auto c = checked();
+  REQUIRE(c.thrown);
+  const cuguard::violation& v = c.report;
+  CHECK(v.kind == violation_kind::out_of_bounds);
+  CHECK(ends_with(v.file, "reports.test.cpp"));
+  CHECK(v.line == device_tests::write_at_line);
+  CHECK(std::string(v.label) == "activations");
+  CHECK(v.dim == 0);
+  CHECK(v.index[0] == 64);
+  CHECK(v.extent[0] == 64);
+  CHECK(v.on_device);
+  CHECK(v.block[0] == 1);
+  CHECK(v.thread[0] == 3);
+  CHECK(std::string(v.launch.kernel) == "device_tests::write_at");
+  CHECK(v.launch.site.line == launch_line);
+  CHECK(v.launch.grid[0] == 2);
+  CHECK(v.launch.block[0] == 32);
+  CHECK(v.count == 1);
+  const std::string expected_tail = "\n  block (1,0,0) thread (3,0,0) of launch #" + std::to_string(v.launch.id) +
+                                    " device_tests::write_at<<<(2,1,1),(32,1,1)>>> at " + std::string(__FILE__) + ":" +
+                                    std::to_string(launch_line) + " in " + __func__;
+  CHECK(ends_with(c.what, expected_tail));
+  CHECK(c.what.rfind("cuguard: out-of-bounds access to 'activations' float[64] at (64): dim 0 index 64 >= extent 64\n"
+                     "  at ",
+                     0) == 0);
+}
+
+CUGUARD_CHECKED_TEST("after a reported violation the program launches again and succeeds") {
+  cuguard::device_buffer<float> buf(64, "buf");
+  cuguard::launch(device_tests::write_at, 2, 32, buf.view(), 100);
+  CHECK(checked().thrown);
+  cuguard::launch(device_tests::iota, 2, 32, buf.view());
+  const auto c = checked();
+  CHECK_FALSE(c.thrown);
+  const std::vector<float> host = buf.to_host();
+  CHECK(host[0] == 0.0f);
+  CHECK(host[63] == 63.0f);
+}
+
+CUGUARD_CHECKED_TEST("when all 16384 threads violate there is one complete record and a count of 16384") {
+  cuguard::device_buffer<float> buf(64 * 256, "grid");
+  cuguard::launch(device_tests::all_out_of_bounds, 64, 256, buf.view({64, 256}));
+  const auto c = checked();
+  REQUIRE(c.thrown);
+  const cuguard::violation& v = c.report;
+  CHECK(v.count == 16384);
+  CHECK(v.kind == violation_kind::out_of_bounds);
+  CHECK(v.line == device_tests::all_out_of_bounds_line);
+  CHECK(std::string(v.label) == "grid");
+  CHECK(std::string(v.type) == "float");
+  CHECK(v.rank == 2);
+  CHECK(v.extent[0] == 64);
+  CHECK(v.extent[1] == 256);
+  // The record is the winning thread's, whole: its index matches its own block and thread.
+  CHECK(v.index[0] == static_cast<std::int64_t>(v.block[0]) + 1000);
+  CHECK(v.index[1] == static_cast<std::int64_t>(v.thread[0]));
+  CHECK(ends_with(c.what, "\n  (16383 more violations in this launch)"));
+  CHECK_FALSE(checked().thrown); // the channel was cleared
+}
+
+CUGUARD_CHECKED_TEST("a bad index read in a kernel is reported with where it came from") {
+  std::vector<float> table_host(4 * 8, 1.0f);
+  std::vector<int> rows_host = {0, 3, 4, 1};
+  cuguard::device_buffer<float> table(table_host.size(), "embeddings");
+  cuguard::device_buffer<int> rows(rows_host.size(), "mask_idx");
+  cuguard::device_buffer<float> out(4 * 8, "gathered");
+  table.copy_from_host(table_host);
+  rows.copy_from_host(rows_host);
+  cuguard::launch(device_tests::gather_rows, 4, 8, table.view({4, 8}), rows.view(), out.view({4, 8}));
+  const auto c = checked();
+  REQUIRE(c.thrown);
+  const cuguard::violation& v = c.report;
+  CHECK(v.line == device_tests::gather_rows_line);
+  CHECK(std::string(v.label) == "embeddings");
+  CHECK(v.index[0] == 4);
+  CHECK(v.origin == cuguard::index_origin::index_view);
+  CHECK(std::string(v.origin_label) == "mask_idx");
+  CHECK(v.origin_index[0] == 2);
+  CHECK(v.block[0] == 2);
+  CHECK(v.count == 8);
+  CHECK(c.what.find("\n  index 4 came from 'mask_idx'[2]\n") != std::string::npos);
+}
+
+CUGUARD_CHECKED_TEST("an overflow of a shared-memory tile is reported with the tile's label") {
+  cuguard::device_buffer<float> out(32, "out");
+  cuguard::launch(device_tests::tile_overflow, 1, 32, out.view(), 1);
+  const auto c = checked();
+  REQUIRE(c.thrown);
+  CHECK(c.report.line == device_tests::tile_overflow_line);
+  CHECK(std::string(c.report.label) == "tile");
+  CHECK(c.report.index[0] == 32);
+  CHECK(c.report.thread[0] == 31);
+  CHECK(c.report.count == 1);
+}
+
+CUGUARD_CHECKED_TEST("a misaligned vector load in a kernel is reported") {
+  cuguard::device_buffer<float> in(16, "in");
+  cuguard::device_buffer<float> out(16, "out");
+  cuguard::launch(device_tests::vector_copy, 1, 32, in.view(), out.view(), 2);
+  const auto c = checked();
+  REQUIRE(c.thrown);
+  CHECK(c.report.kind == violation_kind::misaligned);
+  CHECK(c.report.line == device_tests::vector_copy_line);
+  CHECK(c.report.arg[2] == 16);
+}
+
+// -------------------------------------------------------------------------------------------------
+// Lifetime
+// -------------------------------------------------------------------------------------------------
+
+CUGUARD_CHECKED_TEST("a kernel queued before a stream-ordered release is not flagged") {
+  cuguard::device_buffer<float> buf(64, "early");
+  cuguard::launch(device_tests::iota, 2, 32, buf.view());
+  buf.release();
+  CHECK_FALSE(checked().thrown);
+}
+
+CUGUARD_CHECKED_TEST("launching with a view of a released buffer is use_after_free at the launch") {
+  cuguard::device_buffer<float> buf(64, "hidden");
+  auto stale = buf.view();
+  buf.release(); const unsigned release_line = __LINE__;
+  cuguard_test::caught c;
+  CUGUARD_TEST_CATCH(c, cuguard::launch(device_tests::iota, 2, 32, stale)); const auto at = CUGUARD_TEST_AT();
+  REQUIRE(c.thrown);
+  CHECK(c.report.kind == violation_kind::use_after_free);
+  CHECK(c.report.op == cuguard::operation::launch);
+  CHECK(c.report.free_site.line == release_line);
+  CHECK(ends_with(c.what, at));
+  CHECK(c.what.rfind("cuguard: use after free: kernel argument 'hidden' float[64] of device_tests::iota: allocation "
+                     "'hidden' (256 bytes) was released",
+                     0) == 0);
+}
+
+CUGUARD_CHECKED_TEST("device code reading a released buffer through a struct reports use_after_free") {
+  cuguard::device_buffer<float> buf(64, "freed");
+  cuguard::device_buffer<float> out(1, "out");
+  const device_tests::wrapped w{buf.view()};
+  buf.release(); const unsigned release_line = __LINE__;
+  cuguard::launch(device_tests::read_wrapped, 1, 32, w, out.view());
+  const auto c = checked();
+  REQUIRE(c.thrown);
+  CHECK(c.report.kind == violation_kind::use_after_free);
+  CHECK(c.report.line == device_tests::read_wrapped_line);
+  CHECK(std::string(c.report.alloc_label) == "freed");
+  CHECK(c.report.free_site.line == release_line);
+}
+
+// -------------------------------------------------------------------------------------------------
+// Memory spaces
+// -------------------------------------------------------------------------------------------------
+
+CUGUARD_CHECKED_TEST("launching with a view of host memory is wrong_memory_space before the kernel runs") {
+  std::vector<float> host(64, 0.0f);
+  auto cpu_tensor = cuguard::make_view(host.data(), {64}, "cpu_tensor");
+  cuguard_test::caught c;
+  CUGUARD_TEST_CATCH(c, cuguard::launch(device_tests::iota, 2, 32, cpu_tensor)); const auto at = CUGUARD_TEST_AT();
+  REQUIRE(c.thrown);
+  CHECK(c.report.kind == violation_kind::wrong_memory_space);
+  CHECK(c.what == "cuguard: wrong memory space: kernel argument 'cpu_tensor' float[64] of device_tests::iota: the "
+                  "view points to host memory, which device code cannot access" + at);
+  CHECK(host[1] == 0.0f); // the kernel did not run
+}
+
+CUGUARD_CHECKED_TEST("device code touching host memory through a struct reports wrong_memory_space") {
+  std::vector<float> host(8, 0.0f);
+  cuguard::device_buffer<float> out(1, "out");
+  const device_tests::wrapped w{cuguard::make_view(host.data(), {8}, "cpu_tensor")};
+  cuguard::launch(device_tests::read_wrapped, 1, 32, w, out.view());
+  const auto c = checked();
+  REQUIRE(c.thrown);
+  CHECK(c.report.kind == violation_kind::wrong_memory_space);
+  CHECK(c.report.line == device_tests::read_wrapped_line);
+  CHECK(c.what.find("the view points to host memory, which device code cannot access") != std::string::npos);
+}
+
+CUGUARD_CHECKED_TEST("host code reading device memory reports wrong_memory_space") {
+  cuguard::device_buffer<float> buf(4, "weights");
+  auto v = buf.view();
+  cuguard_test::caught c;
+  CUGUARD_TEST_CATCH(c, (void)v[0]); const auto at = CUGUARD_TEST_AT();
+  REQUIRE(c.thrown);
+  CHECK(c.what == "cuguard: wrong memory space: access to 'weights' float[4] at (0): the view points to device " +
+                      std::to_string(buf.device()) + " memory, which host code cannot access" + at);
+}
+
+// -------------------------------------------------------------------------------------------------
+// Launch
+// -------------------------------------------------------------------------------------------------
+
+CUGUARD_CHECKED_TEST("with CUGUARD_LAUNCH_BLOCKING=1 the launch itself reports the violation") {
+  cuguard::device_buffer<float> buf(64, "blocking");
+  ::setenv("CUGUARD_LAUNCH_BLOCKING", "1", 1);
+  cuguard_test::caught c;
+  CUGUARD_TEST_CATCH(c, cuguard::launch(device_tests::write_at, 2, 32, buf.view(), 70));
+  ::unsetenv("CUGUARD_LAUNCH_BLOCKING");
+  REQUIRE(c.thrown);
+  CHECK(c.report.line == device_tests::write_at_line);
+  CHECK(c.report.index[0] == 70);
+}
+
+TEST_CASE("launch with a config runs the kernel over the whole grid") {
+  cuguard::device_buffer<float> buf(100, "buf");
+  cuguard::launch({dim3(4), dim3(32)}, device_tests::iota, buf.view());
+  cuguard::check();
+  const std::vector<float> host = buf.to_host();
+  CHECK(host[99] == 99.0f);
+  CHECK(host[50] == 50.0f);
+}
+
+TEST_CASE("device_buffer copies to and from host memory") {
+  cuguard::device_buffer<int> buf(5, "ints");
+  CHECK(buf.size() == 5);
+  CHECK(buf.bytes() == 5 * sizeof(int));
+  buf.copy_from_host(std::vector<int>{1, 2, 3, 4, 5});
+  CHECK(buf.to_host() == std::vector<int>{1, 2, 3, 4, 5});
+  CHECK_THROWS_AS(buf.copy_from_host(std::vector<int>(6)), std::out_of_range);
+}
