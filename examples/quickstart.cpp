@@ -1,34 +1,35 @@
 // SPDX-License-Identifier: Apache-2.0
-// Quick start: an embedding lookup whose index list holds one index past the end. With checks on,
-// the bad read is reported where it happens, with the tensor, the index and where it came from.
+// Quick start: an embedding lookup kernel whose index list holds one index past the end. With
+// checks on, the bad read is reported where it happens: the tensor, the index, where the index
+// came from, the thread and the launch. Built by nvcc it runs on the GPU; built with
+// CUGUARD_EMULATION=1 (cuguard::emulation) by a host compiler it runs on CPU threads.
 #include <cuguard/cuguard.hpp>
 
 #include <cstdint>
 #include <cstdio>
 #include <vector>
 
-// The loop a gather kernel runs per (row, column); the same code runs in a __global__ function.
-void gather_rows(cuguard::checked_view<const float, 2> table, cuguard::checked_view<const std::int64_t, 1> rows,
-                 cuguard::checked_view<float, 2> out) {
-  for (std::int64_t i = 0; i < out.extent(0); ++i) {
-    const auto row = cuguard::index_from(rows, i);
-    for (std::int64_t j = 0; j < out.extent(1); ++j) out(i, j) = table(row, j);
-  }
+// One row of `out` per block, one column per thread.
+__global__ void gather_rows(cuguard::checked_view<const float, 2> table, cuguard::checked_view<const std::int64_t, 1> rows,
+                            cuguard::checked_view<float, 2> out) {
+  const auto row = cuguard::index_from(rows, blockIdx.x); // remembers 'mask_idx'[blockIdx.x]
+  for (int j = static_cast<int>(threadIdx.x); j < out.extent(1); j += static_cast<int>(blockDim.x))
+    out(blockIdx.x, j) = table(row, j); // checked: row < 1024, j < 256
 }
 
 int main() {
-  std::vector<float> embeddings(1024 * 256, 1.0f);
-  std::vector<std::int64_t> mask_idx = {3, 17, 1023, 512, 9, 1030}; // 1030: one bad index
-  std::vector<float> gathered(mask_idx.size() * 256);
+  const std::vector<std::int64_t> mask_idx = {3, 17, 1023, 512, 9, 1030}; // 1030: one bad index
+  cuguard::device_buffer<float> embeddings(1024 * 256, "embeddings");
+  cuguard::device_buffer<std::int64_t> rows(mask_idx.size(), "mask_idx");
+  cuguard::device_buffer<float> gathered(mask_idx.size() * 256, "gathered");
+  embeddings.fill_bytes(0);
+  rows.copy_from_host(mask_idx);
 
-  auto table = cuguard::make_view(embeddings.data(), {1024, 256}, "embeddings");
-  auto rows = cuguard::make_view(mask_idx.data(), {6}, "mask_idx");
-  auto out = cuguard::make_view(gathered.data(), {6, 256}, "gathered");
-  std::printf("table:    %s\nrows:     %s\ngathered: %s\n\n", cuguard::describe(table).c_str(),
-              cuguard::describe(rows).c_str(), cuguard::describe(out).c_str());
-
+  auto table = embeddings.view({1024, 256});
+  std::printf("%s, on %s\n\n", cuguard::describe(table).c_str(), cuguard::emulated ? "CPU threads (emulation)" : "the GPU");
+  cuguard::launch(gather_rows, 6, 128, table, rows.view(), gathered.view({6, 256}));
   try {
-    gather_rows(table, rows, out);
+    cuguard::check();
   } catch (const cuguard::violation_error& e) {
     std::printf("%s\n", e.what());
     return 0;

@@ -117,4 +117,6 @@
 CUGUARD_IMPL_BEGIN_NAMESPACE
 /// True when this translation unit was compiled with CUGUARD_ENABLE_CHECKS=1.
 inline constexpr bool checks_enabled = CUGUARD_IMPL_CHECKS != 0;
+/// True when kernels of this translation unit run on CPU threads (CUGUARD_EMULATION=1).
+inline constexpr bool emulated = CUGUARD_IMPL_EMULATION != 0;
 CUGUARD_IMPL_END_NAMESPACE

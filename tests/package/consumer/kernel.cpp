@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: Apache-2.0
+// A kernel program outside cuguard: under cuguard::emulation (g++) or cuguard::cuguard (nvcc, on
+// a GPU; exit 77 without one), check() reports the kernel's own line with label, index and extent.
+#include <cuguard/cuguard.hpp>
+
+#include <cstdio>
+#include <cstring>
+
+__global__ void scale(cuguard::checked_view<float, 1> x, int n) {
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i < n) x[i] *= 2.0f;
+}
+constexpr unsigned scale_line = __LINE__ - 2;
+
+int main() {
+#if !CUGUARD_EMULATION
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::printf("no CUDA device: skipped\n");
+    return 77;
+  }
+#endif
+  cuguard::device_buffer<float> x(100, "x");
+  x.fill_bytes(0);
+  cuguard::launch(scale, 1, 128, x.view(), 101); // n one too large
+  try {
+    cuguard::check();
+  } catch (const cuguard::violation_error& e) {
+    std::printf("%s\n", e.what());
+    const cuguard::violation& v = e.report();
+    const bool ok = v.kind == cuguard::violation_kind::out_of_bounds && v.line == scale_line &&
+                    std::strcmp(v.label, "x") == 0 && v.index[0] == 100 && v.extent[0] == 100 && v.thread[0] == 100;
+    std::printf("kernel consumer: %s\n", ok ? "1 passed, 0 failed" : "0 passed, 1 failed");
+    return ok ? 0 : 1;
+  }
+  std::printf("kernel consumer: 0 passed, 1 failed (no report)\n");
+  return 1;
+}

@@ -1,0 +1,3 @@
+// SPDX-License-Identifier: Apache-2.0
+// The kernel consumer compiled by nvcc.
+#include "kernel.cpp"
