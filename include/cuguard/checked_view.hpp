@@ -284,14 +284,20 @@ class checked_view {
   // Derived views (same memory, same label and lifetime)
   // ---------------------------------------------------------------------------------------------
 
+  // Each operation below checks its arguments first. In device code a failed check is recorded
+  // and execution goes on, so the operation then returns an empty view of the same label (every
+  // access to it is reported again) instead of computing with the bad arguments.
+
   /// Elements [begin, end) of dimension `dim`.
   CUGUARD_HOST_DEVICE checked_view slice(std::size_t dim, Index begin, Index end,
                                          location where = location::current()) const {
     if constexpr (checks) {
-      if (CUGUARD_IMPL_UNLIKELY(dim >= Rank)) bad_dim(operation::slice, dim, where);
-      if (CUGUARD_IMPL_UNLIKELY(begin < 0 || end < begin || end > extents_[dim]))
+      if (CUGUARD_IMPL_UNLIKELY(dim >= Rank)) return bad_dim(operation::slice, dim, where);
+      if (CUGUARD_IMPL_UNLIKELY(begin < 0 || end < begin || end > extents_[dim])) {
         detail::fail_view(*this, violation_kind::out_of_bounds, operation::slice, static_cast<int>(dim), {{begin, end}},
                           {{}, 0}, where);
+        return emptied<Rank>();
+      }
     }
     checked_view out = *this;
     out.data_ = data_ + static_cast<std::int64_t>(begin) * strides_[dim];
@@ -304,10 +310,15 @@ class checked_view {
                                                              location where = location::current()) const {
     static_assert(Rank >= 2, "checked_view: select needs rank 2 or more; use operator[] on a rank-1 view");
     if constexpr (checks) {
-      if (CUGUARD_IMPL_UNLIKELY(dim >= Rank)) bad_dim(operation::select, dim, where);
-      if (CUGUARD_IMPL_UNLIKELY(i < 0 || i >= extents_[dim]))
+      if (CUGUARD_IMPL_UNLIKELY(dim >= Rank)) {
+        bad_dim(operation::select, dim, where);
+        return emptied<Rank - 1>();
+      }
+      if (CUGUARD_IMPL_UNLIKELY(i < 0 || i >= extents_[dim])) {
         detail::fail_view(*this, violation_kind::out_of_bounds, operation::select, static_cast<int>(dim), {{i}},
                           {{}, 0}, where);
+        return emptied<Rank - 1>();
+      }
     }
     Index ext[Rank - 1] = {};
     Index str[Rank - 1] = {};
@@ -339,6 +350,7 @@ class checked_view {
         detail::dims given{{}, static_cast<int>(Rank)};
         for (std::size_t r = 0; r < Rank; ++r) given.v[r] = order[r];
         detail::fail_view(*this, violation_kind::invalid_argument, operation::permute, -1, {}, given, where);
+        return emptied<Rank>();
       }
     }
     checked_view out = *this;
@@ -352,8 +364,8 @@ class checked_view {
   /// The same elements with dimensions a and b swapped.
   CUGUARD_HOST_DEVICE checked_view transpose(std::size_t a, std::size_t b, location where = location::current()) const {
     if constexpr (checks) {
-      if (CUGUARD_IMPL_UNLIKELY(a >= Rank)) bad_dim(operation::permute, a, where);
-      if (CUGUARD_IMPL_UNLIKELY(b >= Rank)) bad_dim(operation::permute, b, where);
+      if (CUGUARD_IMPL_UNLIKELY(a >= Rank)) return bad_dim(operation::permute, a, where);
+      if (CUGUARD_IMPL_UNLIKELY(b >= Rank)) return bad_dim(operation::permute, b, where);
     }
     checked_view out = *this;
     out.extents_[a] = extents_[b];
@@ -389,6 +401,7 @@ class checked_view {
         else
           detail::fail_view(*this, violation_kind::shape_mismatch, operation::reshape, -1,
                             {{static_cast<std::int64_t>(size()), count}}, shape, where);
+        return emptied<N>();
       }
     }
     return checked_view<T, N, Index>(detail::raw_tag{}, data_, ext, str, meta());
@@ -440,8 +453,17 @@ class checked_view {
   }
 
  private:
-  CUGUARD_HOST_DEVICE void bad_dim(operation op, std::size_t dim, const location& where) const {
+  CUGUARD_HOST_DEVICE checked_view bad_dim(operation op, std::size_t dim, const location& where) const {
     detail::fail_view(*this, violation_kind::invalid_argument, op, static_cast<int>(dim), {}, {{}, 0}, where);
+    return emptied<Rank>();
+  }
+
+  /// A view of no element with this view's pointer and metadata: what an operation whose check
+  /// failed (and returned, in device code) gives back.
+  template <std::size_t N>
+  CUGUARD_HOST_DEVICE checked_view<T, N, Index> emptied() const noexcept {
+    const Index zero[N] = {};
+    return checked_view<T, N, Index>(detail::raw_tag{}, data_, zero, zero, meta());
   }
 
   CUGUARD_HOST_DEVICE constexpr detail::view_meta meta() const noexcept {
@@ -540,6 +562,11 @@ class checked_view {
     return !bad;
   }
 
+  // After a failed construction check (which returns in device code): no element to reach.
+  CUGUARD_HOST_DEVICE void make_empty() noexcept {
+    for (std::size_t r = 0; r < Rank; ++r) extents_[r] = strides_[r] = 0;
+  }
+
   // Checks a new view: extents and strides not negative and representable in Index (`ext` and
   // `str` are the arguments as given, null when there were none), no null data under elements,
   // every offset representable in Index, and (host) inside its tracked allocation.
@@ -558,12 +585,12 @@ class checked_view {
         if (CUGUARD_IMPL_UNLIKELY(given[k] < 0)) {
           detail::fail_view(*this, violation_kind::invalid_argument, operation::make_view, static_cast<int>(r),
                             {{k, given[k]}}, {{}, 0}, where);
-          return;
+          return make_empty();
         }
         if (CUGUARD_IMPL_UNLIKELY(given[k] != kept[k])) {
           detail::fail_view(*this, violation_kind::index_overflow, operation::make_view, static_cast<int>(r),
                             {{given[k], static_cast<std::int64_t>(max), 2 + k}}, {{}, 0}, where);
-          return;
+          return make_empty();
         }
       }
       const auto e = static_cast<std::uint64_t>(extents_[r]);
@@ -576,7 +603,7 @@ class checked_view {
     if (CUGUARD_IMPL_UNLIKELY(data_ == nullptr)) {
       detail::fail_view(*this, violation_kind::null_data, operation::make_view, -1,
                         {{static_cast<std::int64_t>(count)}}, {{}, 0}, where);
-      return;
+      return make_empty();
     }
     if (CUGUARD_IMPL_UNLIKELY(largest > max || count > max)) {
       const bool offset = largest > max;
@@ -584,7 +611,7 @@ class checked_view {
                         {{static_cast<std::int64_t>(offset ? largest : count), static_cast<std::int64_t>(max),
                           offset ? 0 : 1}},
                         {{}, 0}, where);
-      return;
+      return make_empty();
     }
 #if !CUGUARD_IMPL_DEVICE_PASS
     if (detail::in_device_code()) return; // an emulated kernel's view (a shared-memory tile)
@@ -597,7 +624,7 @@ class checked_view {
     const auto bytes = static_cast<std::int64_t>((largest + 1) * sizeof(T));
     if (CUGUARD_IMPL_UNLIKELY(first + bytes > static_cast<std::int64_t>(found.info.bytes))) {
       detail::fail_allocation(*this, found, first, bytes, where);
-      return;
+      return make_empty();
     }
     token_ = found.token;
     space_ = found.info.space;
