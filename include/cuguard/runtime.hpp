@@ -82,6 +82,7 @@ struct device_runtime {
   bool ready = false;
   channel* host_channel = nullptr;      ///< the channel, as the host sees it
   channel* device_channel = nullptr;    ///< the same memory, as the device sees it
+  channel_counters* counters = nullptr; ///< device memory (host memory under emulation)
   std::uint32_t* generations = nullptr; ///< device copy of the lifetime generations (CUDA)
   unsigned long long* launch_id = nullptr;
   unsigned symbols_version = ~0u;
@@ -129,6 +130,15 @@ inline device_runtime& ensure_device_locked(int device) {
       throw_cuda(s, "cannot allocate the report channel");
     d.host_channel = static_cast<channel*>(host);
     d.device_channel = static_cast<channel*>(dev);
+#if CUGUARD_IMPL_EMULATION
+    d.counters = static_cast<channel_counters*>(std::calloc(1, sizeof(channel_counters)));
+#else
+    void* counters = nullptr;
+    if (const backend::status s = cudaMalloc(&counters, sizeof(channel_counters)))
+      throw_cuda(s, "cannot allocate the report channel's counters");
+    cudaMemset(counters, 0, sizeof(channel_counters));
+    d.counters = static_cast<channel_counters*>(counters);
+#endif
 #if !CUGUARD_IMPL_EMULATION
     std::vector<std::uint32_t> snapshot(lifetime_slots);
     for (std::uint32_t i = 0; i < lifetime_slots; ++i) snapshot[i] = lifetime_generations[i].load();
@@ -153,12 +163,12 @@ inline device_runtime& ensure_device_locked(int device) {
     d.ready = true;
   }
 #if CUGUARD_IMPL_EMULATION
-  emulated_device_state = device_state{d.device_channel, nullptr, d.launch_id, device};
+  emulated_device_state = device_state{d.device_channel, d.counters, nullptr, d.launch_id, device};
 #elif CUGUARD_IMPL_CHECKS
   state_symbols& symbols = registered_state_symbols();
   std::lock_guard<std::mutex> lock(symbols.mutex);
   if (d.symbols_version != symbols.version) {
-    const device_state state{d.device_channel, d.generations, d.launch_id, device};
+    const device_state state{d.device_channel, d.counters, d.generations, d.launch_id, device};
     for (const void* symbol : symbols.symbols) {
       if (cudaMemcpyToSymbol(symbol, &state, sizeof state) != cudaSuccess)
         (void)cudaGetLastError(); // a module without code for this device: nothing of it can run here
@@ -337,16 +347,30 @@ inline void check(cudaStream_t stream = nullptr) {
 #if CUGUARD_IMPL_CHECKS
   detail::device_runtime& d = detail::ensure_device();
   detail::channel* ch = d.host_channel;
-  if (__atomic_load_n(&ch->claim, __ATOMIC_ACQUIRE) != 0u) {
-    for (int spin = 0; spin < (1 << 20) && __atomic_load_n(&ch->ready, __ATOMIC_ACQUIRE) == 0u; ++spin) {
-    }
+  // The counters live in device memory: readable while the context is alive. After a trap only
+  // the mapped record is left, and the count is unknown (reported as 1).
+  detail::channel_counters counters{};
+  bool have_counters = false;
+#  if CUGUARD_IMPL_EMULATION
+  counters = *d.counters;
+  have_counters = true;
+#  else
+  if (!lost) have_counters = cudaMemcpy(&counters, d.counters, sizeof counters, cudaMemcpyDeviceToHost) == cudaSuccess;
+#  endif
+  const bool recorded =
+      have_counters ? counters.claim != 0u : __atomic_load_n(&ch->started, __ATOMIC_ACQUIRE) != 0u;
+  if (recorded) {
     violation v;
     std::memcpy(&v, &ch->record, sizeof v);
     const bool complete = __atomic_load_n(&ch->ready, __ATOMIC_ACQUIRE) != 0u;
-    v.count = __atomic_load_n(&ch->count, __ATOMIC_ACQUIRE);
-    __atomic_store_n(&ch->count, 0ull, __ATOMIC_RELAXED);
+    v.count = have_counters ? counters.count : 1;
+    __atomic_store_n(&ch->started, 0u, __ATOMIC_RELAXED);
     __atomic_store_n(&ch->ready, 0u, __ATOMIC_RELAXED);
-    __atomic_store_n(&ch->claim, 0u, __ATOMIC_RELEASE);
+#  if CUGUARD_IMPL_EMULATION
+    *d.counters = detail::channel_counters{};
+#  else
+    if (!lost) cudaMemset(d.counters, 0, sizeof(detail::channel_counters));
+#  endif
     detail::complete_record(v);
     std::string note;
     if (!complete) note += "\n  (the record is incomplete: the kernel stopped while writing it)";

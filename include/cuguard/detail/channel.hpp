@@ -16,14 +16,20 @@
 CUGUARD_IMPL_BEGIN_NAMESPACE
 namespace detail {
 
-/// Lives in memory that the host can read even after a kernel trapped (mapped pinned host
-/// memory; plain host memory under emulation). The first violating thread wins `claim`, writes
-/// the whole record, then sets `ready`; every violation increments `count`.
+/// Where the record goes: memory the host can read even after a kernel trapped (mapped pinned
+/// host memory; plain host memory under emulation). Written with plain stores by one thread.
 struct channel {
-  unsigned long long count;          ///< violations since the host last cleared the channel
-  unsigned int claim;                ///< 0: free; 1: a thread owns the record
-  unsigned int ready;                ///< 1: the record is complete
+  unsigned int started; ///< 1: a thread began writing the record
+  unsigned int ready;   ///< 1: the record is complete
   violation record;
+};
+
+/// The atomics of the channel, in device memory: atomics on mapped host memory are not atomic
+/// on every link. The first violating thread wins `claim`; every violation increments `count`.
+struct channel_counters {
+  unsigned long long count; ///< violations since the host last cleared the channel
+  unsigned int claim;       ///< 0: free; 1: a thread owns the record
+  unsigned int ready;       ///< 1: the record is complete (what threads wait on before trapping)
 };
 
 #if (CUGUARD_IMPL_DEVICE_PASS && CUGUARD_IMPL_CHECKS) || CUGUARD_IMPL_EMULATION
@@ -34,15 +40,17 @@ template <class Fill>
 CUGUARD_HOST_DEVICE void device_report(const Fill& fill, const cuda::std::source_location& where) {
   const device_state& state = current_device_state();
   channel* ch = state.report;
-  if (ch == nullptr) {
+  channel_counters* counters = state.counters;
+  if (ch == nullptr || counters == nullptr) {
     printf("cuguard: violation at %s:%u in block (%u,%u,%u) thread (%u,%u,%u), and no report channel: launch "
            "kernels with cuguard::launch (or call cuguard::check() once before launching)\n",
            where.file_name(), static_cast<unsigned>(where.line()), blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x,
            threadIdx.y, threadIdx.z);
     __trap();
   }
-  atomicAdd(&ch->count, 1ull);
-  if (atomicCAS(&ch->claim, 0u, 1u) == 0u) {
+  atomicAdd(&counters->count, 1ull);
+  if (atomicCAS(&counters->claim, 0u, 1u) == 0u) {
+    *static_cast<volatile unsigned int*>(&ch->started) = 1u;
     violation& v = ch->record;
     // Clear word by word: a `violation{}` temporary would be a 2 KiB local-memory object.
     auto* words = reinterpret_cast<unsigned long long*>(&v);
@@ -58,11 +66,13 @@ CUGUARD_HOST_DEVICE void device_report(const Fill& fill, const cuda::std::source
     v.launch.grid[0] = gridDim.x, v.launch.grid[1] = gridDim.y, v.launch.grid[2] = gridDim.z;
     v.launch.block[0] = blockDim.x, v.launch.block[1] = blockDim.y, v.launch.block[2] = blockDim.z;
     __threadfence_system();
-    atomicExch(&ch->ready, 1u);
+    *static_cast<volatile unsigned int*>(&ch->ready) = 1u;
+    __threadfence_system();
+    atomicExch(&counters->ready, 1u);
   }
 #  if CUGUARD_IMPL_DEVICE_TRAP
   // Let the record be complete before any thread stops the grid.
-  for (int spin = 0; spin < (1 << 20) && atomicAdd(&ch->ready, 0u) == 0u; ++spin) {
+  for (int spin = 0; spin < (1 << 20) && atomicAdd(&counters->ready, 0u) == 0u; ++spin) {
   }
   __threadfence_system();
   __trap();

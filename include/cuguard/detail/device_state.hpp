@@ -14,10 +14,12 @@ CUGUARD_IMPL_BEGIN_NAMESPACE
 namespace detail {
 
 struct channel;
+struct channel_counters;
 
 /// Per device: where violations are recorded and the device copy of the lifetime generations.
 struct device_state {
   channel* report = nullptr;                          ///< mapped pinned host memory
+  channel_counters* counters = nullptr;               ///< device memory
   const std::uint32_t* generations = nullptr;         ///< device memory, updated in stream order
   const unsigned long long* launch_id = nullptr;      ///< device memory: the launch that runs, in stream order
   int device = -1;
