@@ -9,6 +9,7 @@
 #include <cuda/std/cstdint>
 #include <cuda/std/source_location>
 #include <cuda/std/type_traits>
+#include <cuda/std/utility>
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
 
@@ -27,6 +28,18 @@ class checked_index {
   checked_index() = default;
   /// An index with no origin.
   CUGUARD_HOST_DEVICE constexpr explicit checked_index(Index value) noexcept : value_(value) {}
+
+  /// The same index in a wider (or other) integer type, origin included: an int32 index read
+  /// from an index tensor used where int64 indices are expected.
+  template <class Other, cuda::std::enable_if_t<!cuda::std::is_same<Other, Index>::value, int> = 0>
+  CUGUARD_HOST_DEVICE constexpr explicit checked_index(const checked_index<Other>& other) noexcept
+#if CUGUARD_IMPL_CHECKS
+      : value_(static_cast<Index>(other.value())), origin_(other.origin()) {
+  }
+#else
+      : value_(static_cast<Index>(other.value())) {
+  }
+#endif
 
   /// The value.
   CUGUARD_HOST_DEVICE constexpr Index value() const noexcept { return value_; }
@@ -87,6 +100,24 @@ index_from(const View& indices, detail::first_checked_index i0, Rest... rest) {
   return detail::index_from(indices, i0, rest...);
 }
 
+namespace detail {
+template <class View, class I, std::size_t... K>
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE checked_index<cuda::std::remove_cv_t<typename View::element_type>>
+index_from_array(const View& indices, const I (&idx)[sizeof...(K) + 1], const cuda::std::source_location& where,
+                 cuda::std::index_sequence<0, K...>) {
+  return detail::index_from(indices, first_index(idx[0], where), idx[K]...);
+}
+} // namespace detail
+
+/// index_from with the position as an array of Rank integers, for kernels written for any rank.
+template <class View, class I, std::size_t Rank>
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE checked_index<cuda::std::remove_cv_t<typename View::element_type>>
+index_from(const View& indices, const I (&idx)[Rank],
+           cuda::std::source_location where = cuda::std::source_location::current()) {
+  static_assert(detail::is_integer_v<I>, "index_from: positions must be integers");
+  return detail::index_from_array(indices, idx, where, cuda::std::make_index_sequence<Rank>{});
+}
+
 /// Checks 0 <= value < bound here (a violation reported at the caller's line otherwise) and
 /// returns value as a checked_index that remembers the bound.
 template <class I, class B>
@@ -110,6 +141,13 @@ index_from(const View& indices, Is... is) {
   using value_type = cuda::std::remove_cv_t<typename View::element_type>;
   static_assert(detail::is_integer_v<value_type>, "index_from: the index view's elements must be integers");
   return checked_index<value_type>(indices(is...));
+}
+
+template <class View, class I, std::size_t Rank>
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE checked_index<cuda::std::remove_cv_t<typename View::element_type>>
+index_from(const View& indices, const I (&idx)[Rank], cuda::std::source_location = {}) {
+  using value_type = cuda::std::remove_cv_t<typename View::element_type>;
+  return checked_index<value_type>(indices.at(idx));
 }
 
 template <class I, class B>

@@ -15,6 +15,7 @@
 #include <cuda/std/mdspan>
 #include <cuda/std/source_location>
 #include <cuda/std/type_traits>
+#include <cuda/std/utility>
 
 #include <cstring>
 
@@ -220,6 +221,13 @@ class checked_view {
     return access(i0, rest...);
   }
 
+  /// The element at the coordinates idx[0], ..., idx[Rank-1] (integers or checked_index values
+  /// of one type), for kernels written for any rank. Reports the caller's line like operator().
+  template <class I>
+  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE T& at(const I (&idx)[Rank], location where = location::current()) const {
+    return at_array(idx, where, cuda::std::make_index_sequence<Rank>{});
+  }
+
   /// The element at i (rank 1 only).
   CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE T& operator[](detail::first_index i) const { return subscript(i); }
   CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE T& operator[](detail::first_checked_index i) const {
@@ -256,6 +264,14 @@ class checked_view {
     static_assert((detail::is_index_v<Is> && ...), "checked_view: indices must be integers or checked_index");
     const Index idx[Rank] = {static_cast<Index>(is)...};
     return data_[offset(idx)];
+  }
+
+  template <class I>
+  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE T& at(const I (&idx)[Rank], location = location::current()) const noexcept {
+    static_assert(detail::is_index_v<I>, "checked_view: indices must be integers or checked_index");
+    Index narrow[Rank];
+    for (std::size_t r = 0; r < Rank; ++r) narrow[r] = static_cast<Index>(idx[r]);
+    return data_[offset(narrow)];
   }
 
   template <class I>
@@ -516,6 +532,17 @@ class checked_view {
       bad |= static_cast<std::uint64_t>(idx[r]) >= static_cast<std::uint64_t>(extents_[r]);
     if (CUGUARD_IMPL_UNLIKELY(bad)) return detail::fail_access(*this, operation::access, 0, i0, rest...);
     return data_[offset(idx)];
+  }
+
+  template <class I, std::size_t... K>
+  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE T& at_array(const I (&idx)[Rank], const location& where,
+                                                          cuda::std::index_sequence<0, K...>) const {
+    static_assert(detail::is_index_v<I>, "checked_view: indices must be integers or checked_index");
+    if constexpr (detail::is_checked_index<I>::value) {
+      return access(detail::first_checked_index(idx[0], where), idx[K]...);
+    } else {
+      return access(detail::first_index(idx[0], where), idx[K]...);
+    }
   }
 
   template <class First>

@@ -122,3 +122,24 @@ CUGUARD_UNCHECKED_TEST("with checks off a checked_index is exactly its value") {
 CUGUARD_UNCHECKED_TEST("with checks off bounded does not check") {
   CHECK(cuguard::bounded(9, 4).value() == 9);
 }
+
+TEST_CASE("index_from takes the position as an array") {
+  int idx[2][2] = {{5, 6}, {7, 8}};
+  auto index = cuguard::make_view(&idx[0][0], {2, 2}, "index");
+  const std::int64_t position[2] = {1, 0};
+  CHECK(cuguard::index_from(index, position).value() == 7);
+}
+
+CUGUARD_CHECKED_TEST("a checked_index widened to int64 keeps its origin") {
+  float data[4] = {};
+  int idx[3] = {0, 1, 9};
+  auto v = cuguard::make_view(data, {4}, "v");
+  auto index = cuguard::make_view(idx, {3}, "idx");
+  const cuguard::checked_index<std::int64_t> wide(cuguard::index_from(index, 2));
+  const cuguard::checked_index<std::int64_t> coords[1] = {wide};
+  cuguard_test::caught c;
+  CUGUARD_TEST_CATCH(c, (void)v.at(coords));
+  REQUIRE(c.thrown);
+  CHECK(std::string(c.report.origin_label) == "idx");
+  CHECK(c.report.origin_index[0] == 2);
+}

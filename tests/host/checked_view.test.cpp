@@ -455,3 +455,22 @@ CUGUARD_CHECKED_TEST("an extent that does not fit a 32-bit index is an index_ove
   CHECK(c.what == "cuguard: index overflow in make_view of 'tall': dim 0 extent 3000000000 exceeds the index type's "
                   "maximum 2147483647" + at);
 }
+
+TEST_CASE("at reads the element at an array of coordinates") {
+  auto data = view_tests::iota(24);
+  auto v = cuguard::make_view(data.data(), {2, 3, 4}, "x");
+  const std::int64_t idx[3] = {1, 2, 3};
+  CHECK(v.at(idx) == 23.0f);
+  const int small[3] = {0, 1, 2};
+  CHECK(v.at(small) == 6.0f);
+}
+
+CUGUARD_CHECKED_TEST("at reports the caller's line and the failing dimension") {
+  auto data = view_tests::iota(6);
+  auto v = cuguard::make_view(data.data(), {2, 3}, "x");
+  const std::int64_t idx[2] = {1, 3};
+  cuguard_test::caught c;
+  CUGUARD_TEST_CATCH(c, (void)v.at(idx)); const auto at = CUGUARD_TEST_AT();
+  REQUIRE(c.thrown);
+  CHECK(c.what == "cuguard: out-of-bounds access to 'x' float[2, 3] at (1, 3): dim 1 index 3 >= extent 3" + at);
+}
