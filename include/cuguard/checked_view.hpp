@@ -41,9 +41,22 @@ struct raw_tag {};
 /// (`make_view(p, {n}, "x")` with a size_t n); checked builds then check that it fits Index.
 struct integer {
   std::int64_t value;
+  CUGUARD_HOST_DEVICE constexpr integer() noexcept : value(0) {}
   template <class I, cuda::std::enable_if_t<is_integer_v<I>, int> = 0>
   CUGUARD_HOST_DEVICE constexpr integer(I i) noexcept : value(static_cast<std::int64_t>(i)) {}
 };
+
+/// An existing array of integers (`std::int64_t shape[3]`) as extents.
+template <std::size_t N>
+struct integers {
+  integer v[N];
+};
+template <class I, std::size_t N>
+CUGUARD_HOST_DEVICE constexpr integers<N> to_integers(const I (&values)[N]) noexcept {
+  integers<N> out{};
+  for (std::size_t r = 0; r < N; ++r) out.v[r] = integer(values[r]);
+  return out;
+}
 
 /// a * b with two's-complement wrap-around instead of undefined behaviour: strides of a view too
 /// large for its index type are computed before the construction check rejects the view.
@@ -124,6 +137,16 @@ class checked_view {
     }
     init(label, where, extents, strides);
   }
+
+  /// The same from arrays of any integer type (`std::int64_t shape[2]`).
+  template <class I, cuda::std::enable_if_t<detail::is_integer_v<I>, int> = 0>
+  CUGUARD_HOST_DEVICE checked_view(T* data, const I (&extents)[Rank], const char* label,
+                                   location where = location::current())
+      : checked_view(data, detail::to_integers(extents).v, label, where) {}
+  template <class I, class J, cuda::std::enable_if_t<detail::is_integer_v<I> && detail::is_integer_v<J>, int> = 0>
+  CUGUARD_HOST_DEVICE checked_view(T* data, const I (&extents)[Rank], const J (&strides)[Rank], const char* label,
+                                   location where = location::current())
+      : checked_view(data, detail::to_integers(extents).v, detail::to_integers(strides).v, label, where) {}
 
   /// A view of an mdspan with a strided layout (layout_right, layout_left or layout_stride).
   template <class Extents, class Layout, class Accessor,
@@ -423,6 +446,12 @@ class checked_view {
     return checked_view<T, N, Index>(detail::raw_tag{}, data_, ext, str, meta());
   }
 
+  template <class I, std::size_t N, cuda::std::enable_if_t<detail::is_integer_v<I>, int> = 0>
+  CUGUARD_HOST_DEVICE checked_view<T, N, Index> reshape(const I (&extents)[N],
+                                                       location where = location::current()) const {
+    return reshape(detail::to_integers(extents).v, where);
+  }
+
   /// The unchecked cuda::std::mdspan over the same elements. Explicit, because it drops every
   /// check: use it to hand the data to code that takes an mdspan.
   CUGUARD_HOST_DEVICE mdspan_type to_mdspan() const {
@@ -687,12 +716,27 @@ CUGUARD_HOST_DEVICE checked_view<T, Rank> make_view(
   return checked_view<T, Rank>(data, extents, label, where);
 }
 
+template <class I, std::size_t Rank, class T, cuda::std::enable_if_t<detail::is_integer_v<I>, int> = 0>
+CUGUARD_HOST_DEVICE checked_view<T, Rank> make_view(
+    T* data, const I (&extents)[Rank], const char* label,
+    cuda::std::source_location where = cuda::std::source_location::current()) {
+  return checked_view<T, Rank>(data, detail::to_integers(extents).v, label, where);
+}
+
 /// A strided view: `make_strided_view(p, {rows, cols}, {1, rows}, "xt")`.
 template <std::size_t Rank, class T>
 CUGUARD_HOST_DEVICE checked_view<T, Rank> make_strided_view(
     T* data, const detail::integer (&extents)[Rank], const detail::integer (&strides)[Rank], const char* label,
     cuda::std::source_location where = cuda::std::source_location::current()) {
   return checked_view<T, Rank>(data, extents, strides, label, where);
+}
+
+template <class I, class J, std::size_t Rank, class T,
+          cuda::std::enable_if_t<detail::is_integer_v<I> && detail::is_integer_v<J>, int> = 0>
+CUGUARD_HOST_DEVICE checked_view<T, Rank> make_strided_view(
+    T* data, const I (&extents)[Rank], const J (&strides)[Rank], const char* label,
+    cuda::std::source_location where = cuda::std::source_location::current()) {
+  return checked_view<T, Rank>(data, detail::to_integers(extents).v, detail::to_integers(strides).v, label, where);
 }
 
 /// A view of an mdspan with a strided layout and the default accessor.
@@ -723,12 +767,25 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void expect_contiguous(
 #endif
 }
 
-/// Asserts that `v` has exactly the given extents; a shape_mismatch violation naming the first
-/// differing dimension (or the rank) otherwise. Not evaluated when checks are off.
 template <class T, std::size_t Rank, class Index, std::size_t N>
 CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void expect_shape(
     const checked_view<T, Rank, Index>& v, const detail::integer (&extents)[N],
+    cuda::std::source_location where = cuda::std::source_location::current());
+
+/// Asserts that `v` has exactly the given extents; a shape_mismatch violation naming the first
+/// differing dimension (or the rank) otherwise. Not evaluated when checks are off.
+template <class T, std::size_t Rank, class Index, class I, std::size_t N,
+          cuda::std::enable_if_t<detail::is_integer_v<I>, int> = 0>
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void expect_shape(
+    const checked_view<T, Rank, Index>& v, const I (&extents)[N],
     cuda::std::source_location where = cuda::std::source_location::current()) {
+  expect_shape(v, detail::to_integers(extents).v, where);
+}
+
+template <class T, std::size_t Rank, class Index, std::size_t N>
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void expect_shape(const checked_view<T, Rank, Index>& v,
+                                                               const detail::integer (&extents)[N],
+                                                               cuda::std::source_location where) {
 #if CUGUARD_IMPL_CHECKS
   int dim = -1;
   bool bad = N != Rank;

@@ -96,19 +96,18 @@ class lifetime_registry {
   void release(const void* p, cuda::std::source_location where, void* stream = nullptr) {
     const auto begin = reinterpret_cast<std::uintptr_t>(p);
     violation v{};
+    std::uint32_t slot = 0, generation = 0;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       auto it = live_.find(begin);
       if (it != live_.end()) {
-        const std::uint32_t slot = it->second;
+        slot = it->second;
         live_.erase(it);
         infos_[slot].live = false;
         infos_[slot].released = where;
-        const std::uint32_t generation = lifetime_generations[slot].fetch_add(1, std::memory_order_relaxed) + 1;
+        generation = lifetime_generations[slot].fetch_add(1, std::memory_order_relaxed) + 1;
         released_[begin] = slot;
         free_.push_back(slot);
-        if (lifetime_release_hook != nullptr) lifetime_release_hook(slot, generation, stream);
-        return;
       }
       auto old = released_.find(begin);
       if (old != released_.end()) {
@@ -118,6 +117,11 @@ class lifetime_registry {
         v.kind = violation_kind::invalid_argument;
         v.arg[0] = static_cast<std::int64_t>(begin);
       }
+    }
+    if (slot != 0) {
+      // Outside the registry's lock: the hook makes CUDA calls and takes the runtime's lock.
+      if (lifetime_release_hook != nullptr) lifetime_release_hook(slot, generation, stream);
+      return;
     }
     v.op = operation::release;
     v.dim = -1;

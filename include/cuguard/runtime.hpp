@@ -150,6 +150,7 @@ inline device_runtime& ensure_device_locked(int device) {
       throw_cuda(s, "cannot allocate the launch counter");
     cudaMemcpy(table, snapshot.data(), snapshot.size() * sizeof(std::uint32_t), cudaMemcpyHostToDevice);
     cudaMemset(launch_id, 0, sizeof(unsigned long long));
+    cudaDeviceSynchronize(); // once per device: kernels on any stream see the initialized state
     d.generations = static_cast<std::uint32_t*>(table);
     d.launch_id = static_cast<unsigned long long*>(launch_id);
     if (rt.staging == nullptr) {
@@ -173,6 +174,7 @@ inline device_runtime& ensure_device_locked(int device) {
       if (cudaMemcpyToSymbol(symbol, &state, sizeof state) != cudaSuccess)
         (void)cudaGetLastError(); // a module without code for this device: nothing of it can run here
     }
+    cudaDeviceSynchronize(); // the symbols are written before any kernel of any stream reads them
     d.symbols_version = symbols.version;
   }
 #endif
@@ -345,43 +347,57 @@ inline void check(cudaStream_t stream = nullptr) {
   const bool lost = err != 0;
 #endif
 #if CUGUARD_IMPL_CHECKS
-  detail::device_runtime& d = detail::ensure_device();
-  detail::channel* ch = d.host_channel;
-  // The counters live in device memory: readable while the context is alive. After a trap only
-  // the mapped record is left, and the count is unknown (reported as 1).
-  detail::channel_counters counters{};
-  bool have_counters = false;
+  detail::device_runtime* ready = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(rt.mutex);
+    const int device = detail::backend::current_device();
+    if (device >= 0 && device < detail::runtime_state::max_devices && rt.devices[device].ready)
+      ready = &rt.devices[device];
+  }
+  // No channel yet (no cuguard::launch on this device): nothing can have been recorded, and a
+  // context lost to a trap could not make one now.
+  if (ready != nullptr) {
+    detail::device_runtime& d = *ready;
+    detail::channel* ch = d.host_channel;
+    // The counters live in device memory: readable while the context is alive. After a trap only
+    // the mapped record is left, and the count is unknown (reported as 1).
+    detail::channel_counters counters{};
+    bool have_counters = false;
 #  if CUGUARD_IMPL_EMULATION
-  counters = *d.counters;
-  have_counters = true;
+    counters = *d.counters;
+    have_counters = true;
 #  else
-  if (!lost) have_counters = cudaMemcpy(&counters, d.counters, sizeof counters, cudaMemcpyDeviceToHost) == cudaSuccess;
+    if (!lost) have_counters = cudaMemcpy(&counters, d.counters, sizeof counters, cudaMemcpyDeviceToHost) == cudaSuccess;
 #  endif
-  const bool recorded =
-      have_counters ? counters.claim != 0u : __atomic_load_n(&ch->started, __ATOMIC_ACQUIRE) != 0u;
-  if (recorded) {
-    violation v;
-    std::memcpy(&v, &ch->record, sizeof v);
-    const bool complete = __atomic_load_n(&ch->ready, __ATOMIC_ACQUIRE) != 0u;
-    v.count = have_counters ? counters.count : 1;
-    __atomic_store_n(&ch->started, 0u, __ATOMIC_RELAXED);
-    __atomic_store_n(&ch->ready, 0u, __ATOMIC_RELAXED);
+    const bool recorded =
+        have_counters ? counters.claim != 0u : __atomic_load_n(&ch->started, __ATOMIC_ACQUIRE) != 0u;
+    if (recorded) {
+      violation v;
+      std::memcpy(&v, &ch->record, sizeof v);
+      const bool complete = __atomic_load_n(&ch->ready, __ATOMIC_ACQUIRE) != 0u;
+      v.count = have_counters ? counters.count : 1;
+      __atomic_store_n(&ch->started, 0u, __ATOMIC_RELAXED);
+      __atomic_store_n(&ch->ready, 0u, __ATOMIC_RELAXED);
 #  if CUGUARD_IMPL_EMULATION
-    *d.counters = detail::channel_counters{};
+      *d.counters = detail::channel_counters{};
 #  else
-    if (!lost) cudaMemset(d.counters, 0, sizeof(detail::channel_counters));
+      if (!lost) {
+        cudaMemset(d.counters, 0, sizeof(detail::channel_counters));
+        cudaDeviceSynchronize(); // cleared before a kernel of any stream can count again
+      }
 #  endif
-    detail::complete_record(v);
-    std::string note;
-    if (!complete) note += "\n  (the record is incomplete: the kernel stopped while writing it)";
-    if (lost) {
-      note += "\n  (the kernel trapped";
+      detail::complete_record(v);
+      std::string note;
+      if (!complete) note += "\n  (the record is incomplete: the kernel stopped while writing it)";
+      if (lost) {
+        note += "\n  (the kernel trapped";
 #  if !CUGUARD_IMPL_EMULATION
-      note += std::string(": CUDA error ") + detail::backend::error_name(err);
+        note += std::string(": CUDA error ") + detail::backend::error_name(err);
 #  endif
-      note += "; the CUDA context is lost and this process cannot launch again)";
+        note += "; the CUDA context is lost and this process cannot launch again)";
+      }
+      throw violation_error(v, note);
     }
-    throw violation_error(v, note);
   }
 #endif
   if (err != 0 || lost) {
@@ -408,6 +424,8 @@ template <class... Params, class... Args>
 void launch(const launch_config& config, void (*kernel)(Params...), Args&&... args) {
   static_assert(sizeof...(Params) == sizeof...(Args), "cuguard::launch: the number of arguments differs from the "
                                                       "number of kernel parameters");
+  static_assert(!(std::is_reference<Params>::value || ...), "cuguard::launch: kernel parameters must be values, "
+                                                           "not references");
   std::tuple<std::decay_t<Params>...> params(std::forward<Args>(args)...);
   const detail::launch_entry entry = detail::begin_launch(config, reinterpret_cast<const void*>(kernel));
   const int device = detail::backend::current_device();
@@ -489,6 +507,11 @@ class device_buffer {
   checked_view<T, Rank> view(const detail::integer (&extents)[Rank],
                              cuda::std::source_location where = cuda::std::source_location::current()) const {
     return checked_view<T, Rank>(data_, extents, label_, where);
+  }
+  template <class I, std::size_t Rank, std::enable_if_t<std::is_integral<I>::value, int> = 0>
+  checked_view<T, Rank> view(const I (&extents)[Rank],
+                             cuda::std::source_location where = cuda::std::source_location::current()) const {
+    return checked_view<T, Rank>(data_, detail::to_integers(extents).v, label_, where);
   }
   /// The whole buffer as a rank-1 view.
   checked_view<T, 1> view(cuda::std::source_location where = cuda::std::source_location::current()) const {

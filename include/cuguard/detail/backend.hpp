@@ -162,7 +162,17 @@ inline bool memory_space_of(const void* p, memory_space& space, int& device) {
     return false;
   }
   switch (a.type) {
-    case cudaMemoryTypeUnregistered: space = memory_space::host; device = -1; return true;
+    case cudaMemoryTypeUnregistered: {
+      // Devices that can access pageable memory (HMM, ATS) may use it as they use managed memory.
+      int pageable = 0;
+      int current = 0;
+      if (cudaGetDevice(&current) == cudaSuccess)
+        (void)cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, current);
+      (void)cudaGetLastError();
+      space = pageable != 0 ? memory_space::managed : memory_space::host;
+      device = -1;
+      return true;
+    }
     case cudaMemoryTypeHost: space = memory_space::pinned; device = a.device; return true;
     case cudaMemoryTypeDevice: space = memory_space::device; device = a.device; return true;
     case cudaMemoryTypeManaged: space = memory_space::managed; device = a.device; return true;

@@ -199,11 +199,10 @@ CUGUARD_HOST_DEVICE inline void fill_stale(violation& v, const lifetime_token& t
 template <class T>
 CUGUARD_HOST_DEVICE T& scratch() noexcept {
   using bare = cuda::std::remove_cv_t<T>;
-  union storage {
+  struct alignas(alignof(bare) > alignof(double) ? alignof(bare) : alignof(double)) storage {
     unsigned char bytes[sizeof(bare)];
-    double align;
   };
-  static storage s;
+  static storage s; // aligned like T: a redirected float4 access is a 16-byte access
   return *reinterpret_cast<T*>(s.bytes);
 }
 
