@@ -34,7 +34,7 @@
 #define __constant__
 #define __managed__
 #define __forceinline__ inline __attribute__((always_inline))
-#define __noinline__ __attribute__((noinline))
+// __noinline__ stays undefined: libstdc++ spells __attribute__((__noinline__)) itself.
 #define __launch_bounds__(...)
 #define __restrict__ __restrict
 #define __grid_constant__

@@ -85,4 +85,66 @@ inline tensor masked_rows(const tensor& input, const std::vector<int>& mask) {
   return out;
 }
 
+/// The parameters of one LSTM layer and direction (PyTorch's shapes and gate order i, f, g, o).
+struct lstm_layer {
+  tensor w_ih; ///< [4H, input]
+  tensor w_hh; ///< [4H, H]
+  tensor b_ih; ///< [4H]
+  tensor b_hh; ///< [4H]
+};
+
+/// torch.nn.LSTM's forward in double precision: input [T, B, I], h0/c0 [L*D, B, H], layers at
+/// [l * D + d]; returns output [T, B, D*H] and fills h_n, c_n.
+inline tensor lstm(const tensor& input, const tensor& h0, const tensor& c0, const std::vector<lstm_layer>& layers,
+                   int num_layers, bool bidirectional, tensor& h_n, tensor& c_n) {
+  const int dirs = bidirectional ? 2 : 1;
+  const std::int64_t seq = input.shape[0], batch = input.shape[1], hidden = h0.shape[2];
+  h_n = tensor(h0.shape);
+  c_n = tensor(c0.shape);
+  tensor layer_in = input;
+  for (int l = 0; l < num_layers; ++l) {
+    tensor out({seq, batch, dirs * hidden});
+    const std::int64_t in = layer_in.shape[2];
+    for (int d = 0; d < dirs; ++d) {
+      const lstm_layer& p = layers[static_cast<std::size_t>(l * dirs + d)];
+      const std::int64_t state = l * dirs + d;
+      std::vector<double> h(static_cast<std::size_t>(batch * hidden)), c(h.size());
+      for (std::int64_t b = 0; b < batch; ++b)
+        for (std::int64_t j = 0; j < hidden; ++j) {
+          h[static_cast<std::size_t>(b * hidden + j)] = h0.at({state, b, j});
+          c[static_cast<std::size_t>(b * hidden + j)] = c0.at({state, b, j});
+        }
+      for (std::int64_t s = 0; s < seq; ++s) {
+        const std::int64_t t = d == 0 ? s : seq - 1 - s;
+        std::vector<double> h_next(h.size());
+        for (std::int64_t b = 0; b < batch; ++b) {
+          for (std::int64_t j = 0; j < hidden; ++j) {
+            double g[4];
+            for (int gate = 0; gate < 4; ++gate) {
+              const std::int64_t row = gate * hidden + j;
+              double acc = p.b_ih.at({row}) + p.b_hh.at({row});
+              for (std::int64_t k = 0; k < in; ++k) acc += p.w_ih.at({row, k}) * layer_in.at({t, b, k});
+              for (std::int64_t k = 0; k < hidden; ++k) acc += p.w_hh.at({row, k}) * h[static_cast<std::size_t>(b * hidden + k)];
+              g[gate] = acc;
+            }
+            auto sigmoid = [](double x) { return 1.0 / (1.0 + std::exp(-x)); };
+            const std::size_t at = static_cast<std::size_t>(b * hidden + j);
+            c[at] = sigmoid(g[1]) * c[at] + sigmoid(g[0]) * std::tanh(g[2]);
+            h_next[at] = sigmoid(g[3]) * std::tanh(c[at]);
+            out.at({t, b, d * hidden + j}) = h_next[at];
+          }
+        }
+        h = h_next;
+      }
+      for (std::int64_t b = 0; b < batch; ++b)
+        for (std::int64_t j = 0; j < hidden; ++j) {
+          h_n.at({state, b, j}) = h[static_cast<std::size_t>(b * hidden + j)];
+          c_n.at({state, b, j}) = c[static_cast<std::size_t>(b * hidden + j)];
+        }
+    }
+    layer_in = out;
+  }
+  return layer_in;
+}
+
 } // namespace cuguard::kernels::reference

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: Apache-2.0
+// The LSTM against its double-precision reference, its planted bugs and its argument errors.
+#include "support.hpp"
+
+#include <cuguard/cuguard.hpp>
+#include <cuguard/kernels/lstm.hpp>
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace k = cuguard::kernels;
+namespace ref = cuguard::kernels::reference;
+using kernel_test_support::marker_line;
+using kernel_test_support::max_relative_error;
+using kernel_test_support::random_tensor;
+using kernel_test_support::upload;
+
+namespace lstm_tests {
+
+/// Random parameters of an LSTM, on the host (reference) and on the device (kernels).
+struct model {
+  k::lstm_config config;
+  std::vector<ref::lstm_layer> host;
+  std::vector<std::unique_ptr<cuguard::device_buffer<float>>> buffers;
+  std::vector<k::lstm_weights<float>> weights;
+
+  model(std::int64_t input, std::int64_t hidden, int layers, bool bidirectional, unsigned seed)
+      : config{input, hidden, layers, bidirectional} {
+    const int dirs = config.directions();
+    for (int l = 0; l < layers; ++l) {
+      for (int d = 0; d < dirs; ++d) {
+        const std::int64_t in = l == 0 ? input : dirs * hidden;
+        ref::lstm_layer p{random_tensor({4 * hidden, in}, seed++), random_tensor({4 * hidden, hidden}, seed++),
+                          random_tensor({4 * hidden}, seed++), random_tensor({4 * hidden}, seed++)};
+        k::lstm_weights<float> w{keep(p.w_ih, "weight_ih").view({4 * hidden, in}),
+                                 keep(p.w_hh, "weight_hh").view({4 * hidden, hidden}),
+                                 keep(p.b_ih, "bias_ih").view({4 * hidden}), keep(p.b_hh, "bias_hh").view({4 * hidden})};
+        host.push_back(std::move(p));
+        weights.push_back(w);
+      }
+    }
+  }
+  cuguard::device_buffer<float>& keep(const ref::tensor& t, const char* label) {
+    buffers.push_back(std::make_unique<cuguard::device_buffer<float>>(upload<float>(t, label)));
+    return *buffers.back();
+  }
+};
+
+/// Runs both and returns the largest relative error of output, h_n and c_n.
+double forward_error(std::int64_t seq, std::int64_t batch, std::int64_t input, std::int64_t hidden, int layers,
+                     bool bidirectional, unsigned seed) {
+  model m(input, hidden, layers, bidirectional, seed);
+  const std::int64_t states = static_cast<std::int64_t>(layers) * m.config.directions();
+  const auto x = random_tensor({seq, batch, input}, seed + 100);
+  const auto h0 = random_tensor({states, batch, hidden}, seed + 101);
+  const auto c0 = random_tensor({states, batch, hidden}, seed + 102);
+  ref::tensor want_h, want_c;
+  const auto want = ref::lstm(x, h0, c0, m.host, layers, bidirectional, want_h, want_c);
+
+  auto d_x = upload<float>(x, "input");
+  auto d_h0 = upload<float>(h0, "h0");
+  auto d_c0 = upload<float>(c0, "c0");
+  cuguard::device_buffer<float> d_out(want.data.size(), "output"), d_hn(want_h.data.size(), "h_n"),
+      d_cn(want_c.data.size(), "c_n");
+  k::lstm_forward(m.config, d_x.view({seq, batch, input}), d_h0.view({states, batch, hidden}),
+                  d_c0.view({states, batch, hidden}), m.weights, d_out.view({seq, batch, m.config.directions() * hidden}),
+                  d_hn.view({states, batch, hidden}), d_cn.view({states, batch, hidden}));
+  cuguard::check();
+  return std::max({max_relative_error(d_out.to_host(), want.data), max_relative_error(d_hn.to_host(), want_h.data),
+                   max_relative_error(d_cn.to_host(), want_c.data)});
+}
+
+} // namespace lstm_tests
+
+TEST_CASE("lstm_forward matches the reference: one layer, one direction") {
+  CHECK(lstm_tests::forward_error(5, 3, 7, 6, 1, false, 1) < 1e-5);
+}
+
+TEST_CASE("lstm_forward matches the reference: two bidirectional layers") {
+  CHECK(lstm_tests::forward_error(4, 2, 5, 9, 2, true, 2) < 1e-5);
+}
+
+TEST_CASE("lstm_forward matches the reference with a hidden size and input size beyond one tile") {
+  CHECK(lstm_tests::forward_error(3, 4, 17, 20, 1, true, 3) < 1e-5);
+}
+
+CUGUARD_CHECKED_TEST("a launch with a block wider than the tile overflows the gemm's shared tile, and says so") {
+  cuguard::device_buffer<float> a(16 * 16, "a"), b(16 * 16, "b"), c(16 * 16, "c");
+  const cuguard::checked_view<const float, 1> no_bias;
+  cuguard::launch({dim3(1, 1), dim3(32, 16)}, k::gemm_nt_kernel<16, float>,
+                  cuguard::checked_view<const float, 2>(a.view({16, 16})),
+                  cuguard::checked_view<const float, 2>(b.view({16, 16})), no_bias, c.view({16, 16}));
+  const auto r = device_test_support::checked();
+  REQUIRE(r.thrown);
+  CHECK(device_test_support::ends_with(r.report.file, "cuguard/kernels/lstm.hpp"));
+  CHECK(r.report.line == marker_line(r.report.file, "gemm_a"));
+  CHECK(std::string(r.report.label) == "a_tile");
+  CHECK(r.report.dim == 1);
+  CHECK(r.report.index[1] >= 17);
+  CHECK(r.report.extent[1] == 17);
+}
+
+CUGUARD_CHECKED_TEST("gates narrower than 4*hidden are reported at the cell's read") {
+  cuguard::device_buffer<float> gx(2 * 11, "gates_x"), gh(2 * 12, "gates_h"), c(2 * 3, "c"), h(2 * 3, "h");
+  cuguard::launch(k::lstm_cell_kernel<float>, 1, 32, cuguard::checked_view<const float, 2>(gx.view({2, 11})),
+                  cuguard::checked_view<const float, 2>(gh.view({2, 12})), c.view({2, 3}), h.view({2, 3}));
+  const auto r = device_test_support::checked();
+  REQUIRE(r.thrown);
+  CHECK(r.report.line == marker_line(r.report.file, "lstm_cell_gates"));
+  CHECK(std::string(r.report.label) == "gates_x");
+  CHECK(r.report.index[1] == 11);
+  CHECK(r.report.extent[1] == 11);
+}
+
+TEST_CASE("lstm_forward names every shape that does not fit") {
+  lstm_tests::model m(5, 6, 2, true, 7); // 2 layers x 2 directions = 4 states
+  cuguard::device_buffer<float> x(4 * 2 * 5, "x"), state(4 * 2 * 6, "state"), out(4 * 2 * 12, "out"),
+      wrong(64 * 64, "wrong");
+  auto forward = [&](auto input, auto h0, const std::vector<k::lstm_weights<float>>& weights) {
+    try {
+      k::lstm_forward(m.config, input, h0, state.view({4, 2, 6}), weights, out.view({4, 2, 12}), state.view({4, 2, 6}),
+                      state.view({4, 2, 6}));
+    } catch (const k::argument_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no argument_error");
+  };
+  CHECK(forward(x.view({4, 2, 5}), state.view({2, 2, 6}), m.weights) ==
+        "lstm_forward: h0 has shape [2, 2, 6], expected [4, 2, 6] (num_layers*num_directions = 4)");
+  CHECK(forward(x.view({4, 2, 4}), state.view({4, 2, 6}), m.weights) ==
+        "lstm_forward: input has shape [4, 2, 4], expected [seq_len, batch, input_size = 5]");
+  auto bad = m.weights;
+  bad[3].w_ih = wrong.view({24, 6});
+  CHECK(forward(x.view({4, 2, 5}), state.view({4, 2, 6}), bad) ==
+        "lstm_forward: weight_ih_l1_reverse has shape [24, 6], expected [24, 12] (4*hidden_size = 24, "
+        "num_directions*hidden_size = 12)");
+  bad = m.weights;
+  bad.pop_back();
+  CHECK(forward(x.view({4, 2, 5}), state.view({4, 2, 6}), bad) ==
+        "lstm_forward: weights has 3 entries, expected 4 (num_layers*num_directions = 4)");
+}
