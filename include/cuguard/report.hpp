@@ -131,10 +131,13 @@ inline void append_headline(std::string& out, const violation& v) {
       if (v.op == operation::access) {
         access("out-of-bounds ");
         append_index_vs_extent(out, v.dim, v.index[v.dim], v.extent[v.dim]);
-      } else if (vector) {
+      } else if (vector && v.dim == v.rank - 1) {
         vector_access("out-of-bounds ");
         out += "dim " + std::to_string(v.dim) + " range [" + std::to_string(v.index[v.dim]) + ", " +
                std::to_string(v.index[v.dim] + v.arg[0]) + ") exceeds extent " + std::to_string(v.extent[v.dim]);
+      } else if (vector) {
+        vector_access("out-of-bounds ");
+        append_index_vs_extent(out, v.dim, v.index[v.dim], v.extent[v.dim]);
       } else if (v.op == operation::slice) {
         out += "out-of-bounds slice of ";
         append_view(out, v);

@@ -123,3 +123,13 @@ CUGUARD_CHECKED_TEST("load<2> accepts an 8-byte aligned offset") {
   CUGUARD_TEST_CATCH(c, (void)v.load<2>(14));
   CHECK_FALSE(c.thrown);
 }
+
+CUGUARD_CHECKED_TEST("a vector load whose outer index is out of range names that dimension") {
+  contiguity_tests::buffer b;
+  auto v = cuguard::make_view(b.v, {2, 8}, "x");
+  cuguard_test::caught c;
+  CUGUARD_TEST_CATCH(c, (void)v.load<4>(2, 0)); const auto at = CUGUARD_TEST_AT();
+  REQUIRE(c.thrown);
+  CHECK(c.what == "cuguard: out-of-bounds vector load of 4 elements from 'x' float[2, 8] at (2, 0): dim 0 index 2 >= "
+                  "extent 2" + at);
+}

@@ -38,6 +38,7 @@ inline std::string readable_name(const char* mangled) {
   char* demangled = abi::__cxa_demangle(mangled, nullptr, nullptr, &rc);
   std::string name = rc == 0 && demangled != nullptr ? demangled : mangled;
   std::free(demangled);
+  if (name.rfind("void ", 0) == 0) name.erase(0, 5); // a function template's name starts with its return type
   // Drop the parameter list: the last top-level '(' (templates may hold parentheses too).
   int depth = 0;
   for (std::size_t i = name.size(); i-- > 0;) {

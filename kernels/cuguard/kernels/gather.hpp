@@ -112,14 +112,15 @@ __global__ void masked_rows_kernel(checked_view<const T, 2> input, checked_view<
 }
 
 // =================================================================================================
-// Host entry points: validate, then launch on `stream`
+// Host entry points: validate, then launch on `stream`. Each records the caller's line as the
+// launch site of its kernels, so that a report names the user's call, not this file.
 // =================================================================================================
 
 namespace detail {
 
 template <class T, std::size_t R, class I>
 void index_select_impl(checked_view<const T, R> input, int dim, checked_view<const I, 1> index, checked_view<T, R> out,
-                  cudaStream_t stream = nullptr) {
+                       cudaStream_t stream, const cuda::std::source_location& where) {
   static_assert(std::is_integral<I>::value, "index_select: index must hold integers");
   constexpr const char* fn = "index_select";
   detail::expect_dim(fn, "input", dim, R);
@@ -147,19 +148,19 @@ void index_select_impl(checked_view<const T, R> input, int dim, checked_view<con
   if constexpr (vector > 1 && sizeof(T) * vector == 16) {
     if (aligned && inner % vector == 0) {
       const unsigned threads = static_cast<unsigned>(std::clamp<std::int64_t>(inner / vector, 32, 256));
-      launch({dim3(detail::blocks_for(rows, 1)), dim3(threads), 0, stream}, index_select_kernel<vector, T, I>, in3,
+      launch({dim3(detail::blocks_for(rows, 1)), dim3(threads), 0, stream, nullptr, where}, index_select_kernel<vector, T, I>, in3,
              index, out3);
       return;
     }
   }
   const unsigned threads = static_cast<unsigned>(std::clamp<std::int64_t>(inner, 32, 256));
-  launch({dim3(detail::blocks_for(rows, 1)), dim3(threads), 0, stream}, index_select_kernel<1, T, I>, in3, index,
+  launch({dim3(detail::blocks_for(rows, 1)), dim3(threads), 0, stream, nullptr, where}, index_select_kernel<1, T, I>, in3, index,
          out3);
 }
 
 template <class T, std::size_t R, class I>
 void gather_impl(checked_view<const T, R> input, int dim, checked_view<const I, R> index, checked_view<T, R> out,
-            cudaStream_t stream = nullptr) {
+                 cudaStream_t stream, const cuda::std::source_location& where) {
   static_assert(std::is_integral<I>::value, "gather: index must hold integers");
   constexpr const char* fn = "gather";
   detail::expect_dim(fn, "input", dim, R);
@@ -176,13 +177,13 @@ void gather_impl(checked_view<const T, R> input, int dim, checked_view<const I, 
   detail::expect_device_memory(fn, "index", index);
   detail::expect_device_memory(fn, "out", out);
   if (out.size() == 0) return;
-  launch({dim3(detail::blocks_for(out.size(), 256)), dim3(256), 0, stream}, gather_kernel<T, I, R>, input, dim,
+  launch({dim3(detail::blocks_for(out.size(), 256)), dim3(256), 0, stream, nullptr, where}, gather_kernel<T, I, R>, input, dim,
          index, out);
 }
 
 template <class T, std::size_t R, class I>
 void scatter_add_impl(checked_view<T, R> out, int dim, checked_view<const I, R> index, checked_view<const T, R> src,
-                 cudaStream_t stream = nullptr) {
+                      cudaStream_t stream, const cuda::std::source_location& where) {
   static_assert(std::is_integral<I>::value, "scatter_add: index must hold integers");
   constexpr const char* fn = "scatter_add";
   detail::expect_dim(fn, "out", dim, R);
@@ -200,13 +201,13 @@ void scatter_add_impl(checked_view<T, R> out, int dim, checked_view<const I, R> 
   detail::expect_device_memory(fn, "index", index);
   detail::expect_device_memory(fn, "src", src);
   if (index.size() == 0) return;
-  launch({dim3(detail::blocks_for(index.size(), 256)), dim3(256), 0, stream}, scatter_add_kernel<T, I, R>, out, dim,
+  launch({dim3(detail::blocks_for(index.size(), 256)), dim3(256), 0, stream, nullptr, where}, scatter_add_kernel<T, I, R>, out, dim,
          index, src);
 }
 
 template <class T, class M>
 void masked_rows_impl(checked_view<const T, 2> input, checked_view<const M, 1> mask, checked_view<T, 2> out,
-                 cudaStream_t stream = nullptr) {
+                      cudaStream_t stream, const cuda::std::source_location& where) {
   constexpr const char* fn = "masked_rows";
   if (mask.extent(0) != input.extent(0))
     detail::fail(fn, "mask has shape " + detail::shape_of(mask) + ", expected [" + std::to_string(input.extent(0)) +
@@ -220,7 +221,7 @@ void masked_rows_impl(checked_view<const T, 2> input, checked_view<const M, 1> m
   const std::size_t n = static_cast<std::size_t>(input.extent(0));
   device_buffer<std::int64_t> positions(n == 0 ? 1 : n, "masked_rows positions", stream);
   device_buffer<std::int64_t> count(1, "masked_rows count", stream);
-  launch({dim3(1), dim3(1024), 0, stream}, mask_positions_kernel<M>, mask,
+  launch({dim3(1), dim3(1024), 0, stream, nullptr, where}, mask_positions_kernel<M>, mask,
          positions.view({static_cast<std::int64_t>(n)}), count.view());
   std::int64_t selected = 0;
   count.copy_to_host(&selected, 1);
@@ -230,7 +231,7 @@ void masked_rows_impl(checked_view<const T, 2> input, checked_view<const M, 1> m
                          " rows)");
   if (selected == 0) return;
   const unsigned threads = static_cast<unsigned>(std::clamp<std::int64_t>(input.extent(1), 32, 256));
-  launch({dim3(detail::blocks_for(input.extent(0), 1)), dim3(threads), 0, stream}, masked_rows_kernel<T>, input,
+  launch({dim3(detail::blocks_for(input.extent(0), 1)), dim3(threads), 0, stream, nullptr, where}, masked_rows_kernel<T>, input,
          checked_view<const std::int64_t, 1>(positions.view({static_cast<std::int64_t>(n)})), out);
 }
 
@@ -244,37 +245,41 @@ using const_view_t = checked_view<const typename View::value_type, View::rank(),
 /// extent along dim is K, the others are input's. index_select(table, 0, ids, out) is an
 /// embedding lookup. Views of T or const T; index of any integer type.
 template <class In, class Index, class Out>
-void index_select(const In& input, int dim, const Index& index, const Out& out, cudaStream_t stream = nullptr) {
+void index_select(const In& input, int dim, const Index& index, const Out& out, cudaStream_t stream = nullptr,
+                  cuda::std::source_location where = cuda::std::source_location::current()) {
   static_assert(detail::is_view<In>::value && detail::is_view<Index>::value && detail::is_view<Out>::value,
                 "index_select: arguments are checked views");
-  detail::index_select_impl(detail::const_view_t<In>(input), dim, detail::const_view_t<Index>(index), out, stream);
+  detail::index_select_impl(detail::const_view_t<In>(input), dim, detail::const_view_t<Index>(index), out, stream, where);
 }
 
 /// PyTorch's gather: out[p] = input[p with p[dim] = index[p]]; out has index's shape, and
 /// index.size(d) <= input.size(d) for d != dim.
 template <class In, class Index, class Out>
-void gather(const In& input, int dim, const Index& index, const Out& out, cudaStream_t stream = nullptr) {
+void gather(const In& input, int dim, const Index& index, const Out& out, cudaStream_t stream = nullptr,
+            cuda::std::source_location where = cuda::std::source_location::current()) {
   static_assert(detail::is_view<In>::value && detail::is_view<Index>::value && detail::is_view<Out>::value,
                 "gather: arguments are checked views");
-  detail::gather_impl(detail::const_view_t<In>(input), dim, detail::const_view_t<Index>(index), out, stream);
+  detail::gather_impl(detail::const_view_t<In>(input), dim, detail::const_view_t<Index>(index), out, stream, where);
 }
 
 /// PyTorch's scatter_add_: out[p with p[dim] = index[p]] += src[p] for every position p of
 /// index (duplicates add up); index.size(d) <= src.size(d), and <= out.size(d) for d != dim.
 template <class Out, class Index, class Src>
-void scatter_add(const Out& out, int dim, const Index& index, const Src& src, cudaStream_t stream = nullptr) {
+void scatter_add(const Out& out, int dim, const Index& index, const Src& src, cudaStream_t stream = nullptr,
+                 cuda::std::source_location where = cuda::std::source_location::current()) {
   static_assert(detail::is_view<Out>::value && detail::is_view<Index>::value && detail::is_view<Src>::value,
                 "scatter_add: arguments are checked views");
-  detail::scatter_add_impl(out, dim, detail::const_view_t<Index>(index), detail::const_view_t<Src>(src), stream);
+  detail::scatter_add_impl(out, dim, detail::const_view_t<Index>(index), detail::const_view_t<Src>(src), stream, where);
 }
 
 /// The rows of input [N, D] whose mask entry is non-zero, in order, into out [M, D]; M must be
 /// the number of selected rows (counted on the device, then checked).
 template <class In, class Mask, class Out>
-void masked_rows(const In& input, const Mask& mask, const Out& out, cudaStream_t stream = nullptr) {
+void masked_rows(const In& input, const Mask& mask, const Out& out, cudaStream_t stream = nullptr,
+                 cuda::std::source_location where = cuda::std::source_location::current()) {
   static_assert(detail::is_view<In>::value && detail::is_view<Mask>::value && detail::is_view<Out>::value,
                 "masked_rows: arguments are checked views");
-  detail::masked_rows_impl(detail::const_view_t<In>(input), detail::const_view_t<Mask>(mask), out, stream);
+  detail::masked_rows_impl(detail::const_view_t<In>(input), detail::const_view_t<Mask>(mask), out, stream, where);
 }
 
 } // namespace cuguard::kernels

@@ -111,16 +111,17 @@ namespace detail {
 
 template <class T>
 void gemm_nt(checked_view<const T, 2> a, checked_view<const T, 2> b, checked_view<const T, 1> bias,
-             checked_view<T, 2> c, cudaStream_t stream) {
+             checked_view<T, 2> c, cudaStream_t stream, const cuda::std::source_location& where) {
   constexpr int tile = 16;
   const dim3 grid(static_cast<unsigned>((c.extent(1) + tile - 1) / tile),
                   static_cast<unsigned>((c.extent(0) + tile - 1) / tile));
-  launch({grid, dim3(tile, tile), 0, stream}, gemm_nt_kernel<tile, T>, a, b, bias, c);
+  launch({grid, dim3(tile, tile), 0, stream, nullptr, where}, gemm_nt_kernel<tile, T>, a, b, bias, c);
 }
 
 template <class T>
-void copy2d(checked_view<const T, 2> src, checked_view<T, 2> dst, cudaStream_t stream) {
-  launch({dim3(blocks_for(dst.size(), 256)), dim3(256), 0, stream}, copy2d_kernel<T>, src, dst);
+void copy2d(checked_view<const T, 2> src, checked_view<T, 2> dst, cudaStream_t stream,
+            const cuda::std::source_location& where) {
+  launch({dim3(blocks_for(dst.size(), 256)), dim3(256), 0, stream, nullptr, where}, copy2d_kernel<T>, src, dst);
 }
 
 inline std::string weight_name(const char* what, int layer, int direction) {
@@ -139,7 +140,8 @@ template <class T>
 void lstm_forward(const lstm_config& config, checked_view<const T, 3> input, checked_view<const T, 3> h0,
                   checked_view<const T, 3> c0, const std::vector<lstm_weights<T>>& weights,
                   checked_view<T, 3> output, checked_view<T, 3> h_n, checked_view<T, 3> c_n,
-                  cudaStream_t stream = nullptr) {
+                  cudaStream_t stream = nullptr,
+                  cuda::std::source_location where = cuda::std::source_location::current()) {
   constexpr const char* fn = "lstm_forward";
   using detail::fail;
   const std::int64_t hidden = config.hidden_size;
@@ -208,24 +210,24 @@ void lstm_forward(const lstm_config& config, checked_view<const T, 3> input, che
       const std::int64_t state = static_cast<std::int64_t>(l) * dirs + d;
       // The input projection for all steps at once: [seq_len*batch, in] x W_ih^T + b_ih.
       const auto gx = gates_x.view({seq_len * batch, 4 * hidden});
-      detail::gemm_nt<T>(layer_in.reshape({seq_len * batch, in}), w.w_ih, w.b_ih, gx, stream);
+      detail::gemm_nt<T>(layer_in.reshape({seq_len * batch, in}), w.w_ih, w.b_ih, gx, stream, where);
       const auto c_state = c_n.select(0, state);
-      detail::copy2d<T>(c0.select(0, state), c_state, stream);
+      detail::copy2d<T>(c0.select(0, state), c_state, stream, where);
       for (std::int64_t s = 0; s < seq_len; ++s) {
         const std::int64_t t = d == 0 ? s : seq_len - 1 - s;
         const std::int64_t prev = d == 0 ? t - 1 : t + 1;
         const checked_view<const T, 2> h_prev =
             s == 0 ? h0.select(0, state) : checked_view<const T, 2>(layer_out.select(0, prev).slice(1, d * hidden, (d + 1) * hidden));
         const auto gh = gates_h.view({batch, 4 * hidden});
-        detail::gemm_nt<T>(h_prev, w.w_hh, w.b_hh, gh, stream);
+        detail::gemm_nt<T>(h_prev, w.w_hh, w.b_hh, gh, stream, where);
         const auto h_t = layer_out.select(0, t).slice(1, d * hidden, (d + 1) * hidden);
-        launch({dim3(detail::blocks_for(batch * hidden, 256)), dim3(256), 0, stream}, lstm_cell_kernel<T>,
+        launch({dim3(detail::blocks_for(batch * hidden, 256)), dim3(256), 0, stream, nullptr, where}, lstm_cell_kernel<T>,
                checked_view<const T, 2>(gx.reshape({seq_len, batch, 4 * hidden}).select(0, t)),
                checked_view<const T, 2>(gh), c_state, h_t);
       }
       const std::int64_t t_last = d == 0 ? seq_len - 1 : 0;
       detail::copy2d<T>(layer_out.select(0, t_last).slice(1, d * hidden, (d + 1) * hidden), h_n.select(0, state),
-                        stream);
+                        stream, where);
     }
     layer_in = layer_out;
   }
@@ -235,9 +237,11 @@ void lstm_forward(const lstm_config& config, checked_view<const T, 3> input, che
 template <class T, class In, class H0, class C0, class Out, class HN, class CN>
 void lstm_forward(const lstm_config& config, const In& input, const H0& h0, const C0& c0,
                   const std::vector<lstm_weights<T>>& weights, const Out& output, const HN& h_n, const CN& c_n,
-                  cudaStream_t stream = nullptr) {
+                  cudaStream_t stream = nullptr,
+                  cuda::std::source_location where = cuda::std::source_location::current()) {
   lstm_forward<T>(config, checked_view<const T, 3>(input), checked_view<const T, 3>(h0), checked_view<const T, 3>(c0),
-                  weights, checked_view<T, 3>(output), checked_view<T, 3>(h_n), checked_view<T, 3>(c_n), stream);
+                  weights, checked_view<T, 3>(output), checked_view<T, 3>(h_n), checked_view<T, 3>(c_n), stream,
+                  where);
 }
 
 } // namespace cuguard::kernels

@@ -2,9 +2,12 @@
 // A kernel program outside cuguard: under cuguard::emulation (g++) or cuguard::cuguard (nvcc, on
 // a GPU; exit 77 without one), check() reports the kernel's own line with label, index and extent.
 #include <cuguard/cuguard.hpp>
+#include <cuguard/kernels/gather.hpp>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <vector>
 
 __global__ void scale(cuguard::checked_view<float, 1> x, int n) {
   const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
@@ -20,6 +23,18 @@ int main() {
     return 77;
   }
 #endif
+  // A packaged kernel: rows 2 and 0 of a 3 x 2 table.
+  cuguard::device_buffer<float> table(6, "table"), rows(4, "rows");
+  cuguard::device_buffer<std::int64_t> ids(2, "ids");
+  table.copy_from_host(std::vector<float>{0, 1, 2, 3, 4, 5});
+  ids.copy_from_host(std::vector<std::int64_t>{2, 0});
+  cuguard::kernels::index_select(table.view({3, 2}), 0, ids.view(), rows.view({2, 2}));
+  cuguard::check();
+  if (rows.to_host() != std::vector<float>{4, 5, 0, 1}) {
+    std::printf("kernel consumer: 0 passed, 1 failed (index_select)\n");
+    return 1;
+  }
+
   cuguard::device_buffer<float> x(100, "x");
   x.fill_bytes(0);
   cuguard::launch(scale, 1, 128, x.view(), 101); // n one too large
