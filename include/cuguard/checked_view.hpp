@@ -805,4 +805,19 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void expect_shape(const checked_vie
 #endif
 }
 
+/// Asserts that `value`, about to be stored at v(i...), is finite: an inf or NaN is reported as
+/// non_finite with the view's label and the position (the seed's fp16 overflow). Not a memory
+/// check, so kernels opt in where they want it; not evaluated when checks are off.
+template <class T, std::size_t Rank, class Index, class... Rest>
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void expect_finite(float value, const checked_view<T, Rank, Index>& v,
+                                                                detail::first_index i0, Rest... rest) {
+#if CUGUARD_IMPL_CHECKS
+  static_assert(sizeof...(Rest) + 1 == Rank, "expect_finite: wrong number of indices");
+  // value - value is 0 for finite values and NaN for inf and NaN, without <cmath> in device code.
+  if (CUGUARD_IMPL_UNLIKELY(!(value - value == 0.0f))) detail::fail_finite(v, static_cast<double>(value), i0, rest...);
+#else
+  (void)value, (void)v, (void)i0, ((void)rest, ...);
+#endif
+}
+
 CUGUARD_IMPL_END_NAMESPACE

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <string>
 
@@ -89,6 +90,7 @@ inline const char* operation_name(operation op) {
     case operation::expect_shape: return "expect_shape";
     case operation::release: return "release";
     case operation::launch: return "launch";
+    case operation::expect_finite: return "expect_finite";
   }
   return "operation";
 }
@@ -283,6 +285,18 @@ inline void append_headline(std::string& out, const violation& v) {
         out += ": dim " + std::to_string(v.dim) + " is not < rank " + std::to_string(v.rank);
       }
       break;
+    case violation_kind::non_finite: {
+      double value = 0;
+      std::memcpy(&value, &v.arg[0], sizeof value);
+      char text[32];
+      std::snprintf(text, sizeof text, "%g", value);
+      out += std::string("non-finite value ") + text + " for ";
+      append_view(out, v);
+      out += " at (";
+      append_list(out, v.index, v.rank);
+      out += ')';
+      break;
+    }
     case violation_kind::none: out += "no violation"; break;
   }
 }

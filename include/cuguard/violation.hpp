@@ -21,6 +21,7 @@ enum class violation_kind : unsigned char {
   shape_mismatch,     ///< shapes that had to agree do not
   null_data,          ///< a view of one or more elements over a null pointer
   invalid_argument,   ///< a dimension, permutation, extent or stride that cannot be valid
+  non_finite,         ///< an inf or NaN where expect_finite asked for a finite value (not a memory error)
 };
 
 /// The operation that found the violation.
@@ -38,6 +39,7 @@ enum class operation : unsigned char {
   expect_shape,      ///< expect_shape(view, extents)
   release,           ///< release(pointer) of the lifetime registry
   launch,            ///< a view argument checked by cuguard::launch before the kernel runs
+  expect_finite,     ///< expect_finite(value, view, i...)
 };
 
 /// Where a view's memory lives, as far as cuguard knows.
@@ -97,7 +99,7 @@ struct violation {
   /// make_view: invalid_argument {0 extent or 1 stride, its value}; index_overflow {value,
   /// index maximum, 0 largest offset / 1 element count / 2 extent / 3 stride}; out_of_bounds
   /// {allocation bytes, view's first byte, view bytes}; null_data {elements};
-  /// use_after_free {allocation bytes}; release {address}.
+  /// use_after_free {allocation bytes}; release {address}; non_finite {the value's double bits}.
   std::int64_t arg[4];
   /// What was expected or asked for: reshape and expect_shape {extents}; non_contiguous
   /// {contiguous strides}; permute {the permutation}.

@@ -20,14 +20,15 @@ using kernel_test_support::upload;
 
 namespace lstm_tests {
 
-/// Random parameters of an LSTM, on the host (reference) and on the device (kernels).
+/// Random parameters of an LSTM, on the host (reference) and on the device (kernels), stored as T.
+template <class T = float>
 struct model {
   k::lstm_config config;
   std::vector<ref::lstm_layer> host;
-  std::vector<std::unique_ptr<cuguard::device_buffer<float>>> buffers;
-  std::vector<k::lstm_weights<float>> weights;
+  std::vector<std::unique_ptr<cuguard::device_buffer<T>>> buffers;
+  std::vector<k::lstm_weights<T>> weights;
 
-  model(std::int64_t input, std::int64_t hidden, int layers, bool bidirectional, unsigned seed)
+  model(std::int64_t input, std::int64_t hidden, int layers, bool bidirectional, unsigned seed, double scale = 1.0)
       : config{input, hidden, layers, bidirectional} {
     const int dirs = config.directions();
     for (int l = 0; l < layers; ++l) {
@@ -35,7 +36,9 @@ struct model {
         const std::int64_t in = l == 0 ? input : dirs * hidden;
         ref::lstm_layer p{random_tensor({4 * hidden, in}, seed++), random_tensor({4 * hidden, hidden}, seed++),
                           random_tensor({4 * hidden}, seed++), random_tensor({4 * hidden}, seed++)};
-        k::lstm_weights<float> w{keep(p.w_ih, "weight_ih").view({4 * hidden, in}),
+        for (ref::tensor* t : {&p.w_ih, &p.w_hh, &p.b_ih, &p.b_hh})
+          for (double& x : t->data) x = static_cast<double>(static_cast<float>(static_cast<T>(static_cast<float>(x * scale))));
+        k::lstm_weights<T> w{keep(p.w_ih, "weight_ih").view({4 * hidden, in}),
                                  keep(p.w_hh, "weight_hh").view({4 * hidden, hidden}),
                                  keep(p.b_ih, "bias_ih").view({4 * hidden}), keep(p.b_hh, "bias_hh").view({4 * hidden})};
         host.push_back(std::move(p));
@@ -43,27 +46,31 @@ struct model {
       }
     }
   }
-  cuguard::device_buffer<float>& keep(const ref::tensor& t, const char* label) {
-    buffers.push_back(std::make_unique<cuguard::device_buffer<float>>(upload<float>(t, label)));
+  cuguard::device_buffer<T>& keep(const ref::tensor& t, const char* label) {
+    buffers.push_back(std::make_unique<cuguard::device_buffer<T>>(upload<T>(t, label)));
     return *buffers.back();
   }
 };
 
-/// Runs both and returns the largest relative error of output, h_n and c_n.
+/// Runs both and returns the largest relative error of output, h_n and c_n (T: storage type;
+/// the reference gets the same rounded parameters and inputs).
+template <class T = float>
 double forward_error(std::int64_t seq, std::int64_t batch, std::int64_t input, std::int64_t hidden, int layers,
                      bool bidirectional, unsigned seed) {
-  model m(input, hidden, layers, bidirectional, seed);
+  model<T> m(input, hidden, layers, bidirectional, seed);
   const std::int64_t states = static_cast<std::int64_t>(layers) * m.config.directions();
-  const auto x = random_tensor({seq, batch, input}, seed + 100);
-  const auto h0 = random_tensor({states, batch, hidden}, seed + 101);
-  const auto c0 = random_tensor({states, batch, hidden}, seed + 102);
+  auto x = random_tensor({seq, batch, input}, seed + 100);
+  auto h0 = random_tensor({states, batch, hidden}, seed + 101);
+  auto c0 = random_tensor({states, batch, hidden}, seed + 102);
+  for (ref::tensor* t : {&x, &h0, &c0})
+    for (double& v : t->data) v = static_cast<double>(static_cast<float>(static_cast<T>(static_cast<float>(v))));
   ref::tensor want_h, want_c;
   const auto want = ref::lstm(x, h0, c0, m.host, layers, bidirectional, want_h, want_c);
 
-  auto d_x = upload<float>(x, "input");
-  auto d_h0 = upload<float>(h0, "h0");
-  auto d_c0 = upload<float>(c0, "c0");
-  cuguard::device_buffer<float> d_out(want.data.size(), "output"), d_hn(want_h.data.size(), "h_n"),
+  auto d_x = upload<T>(x, "input");
+  auto d_h0 = upload<T>(h0, "h0");
+  auto d_c0 = upload<T>(c0, "c0");
+  cuguard::device_buffer<T> d_out(want.data.size(), "output"), d_hn(want_h.data.size(), "h_n"),
       d_cn(want_c.data.size(), "c_n");
   k::lstm_forward(m.config, d_x.view({seq, batch, input}), d_h0.view({states, batch, hidden}),
                   d_c0.view({states, batch, hidden}), m.weights, d_out.view({seq, batch, m.config.directions() * hidden}),
@@ -87,12 +94,36 @@ TEST_CASE("lstm_forward matches the reference with a hidden size and input size 
   CHECK(lstm_tests::forward_error(3, 4, 17, 20, 1, true, 3) < 1e-5);
 }
 
+TEST_CASE("lstm_forward with fp16 and bf16 storage accumulates in fp32 and stays near the reference") {
+  // Storage rounds every stored value (gates, states): about 1e-3 for half, 1e-2 for bfloat16.
+  CHECK(lstm_tests::forward_error<__half>(4, 2, 5, 9, 2, true, 4) < 1e-2);
+  CHECK(lstm_tests::forward_error<__nv_bfloat16>(4, 2, 5, 9, 2, true, 5) < 5e-2);
+}
+
+CUGUARD_CHECKED_TEST("with check_finite, an fp16 overflow of the input projection is reported where it is stored") {
+  lstm_tests::model<__half> m(8, 4, 1, false, 6, 1000.0); // large weights: |x W^T| far above 65504
+  m.config.check_finite = true;
+  std::vector<float> big(2 * 3 * 8, 100.0f);
+  auto x = upload<__half>(big, "input");
+  cuguard::device_buffer<__half> state(3 * 4, "state"), out(2 * 3 * 4, "output");
+  state.fill_bytes(0);
+  k::lstm_forward(m.config, x.view({2, 3, 8}), state.view({1, 3, 4}), state.view({1, 3, 4}), m.weights,
+                  out.view({2, 3, 4}), state.view({1, 3, 4}), state.view({1, 3, 4}));
+  const auto r = device_test_support::checked();
+  REQUIRE(r.thrown);
+  CHECK(r.report.kind == cuguard::violation_kind::non_finite);
+  CHECK(std::string(r.report.label) == "gates_x");
+  CHECK(std::string(r.report.type) == "half");
+  CHECK(r.report.line == marker_line(r.report.file, "gemm_finite"));
+  CHECK(r.what.find("cuguard: non-finite value ") == 0);
+}
+
 CUGUARD_CHECKED_TEST("a launch with a block wider than the tile overflows the gemm's shared tile, and says so") {
   cuguard::device_buffer<float> a(16 * 16, "a"), b(16 * 16, "b"), c(16 * 16, "c");
   const cuguard::checked_view<const float, 1> no_bias;
   cuguard::launch({dim3(1, 1), dim3(32, 16)}, k::gemm_nt_kernel<16, float>,
                   cuguard::checked_view<const float, 2>(a.view({16, 16})),
-                  cuguard::checked_view<const float, 2>(b.view({16, 16})), no_bias, c.view({16, 16}));
+                  cuguard::checked_view<const float, 2>(b.view({16, 16})), no_bias, c.view({16, 16}), 0);
   const auto r = device_test_support::checked();
   REQUIRE(r.thrown);
   CHECK(device_test_support::ends_with(r.report.file, "cuguard/kernels/lstm.hpp"));
@@ -106,7 +137,7 @@ CUGUARD_CHECKED_TEST("a launch with a block wider than the tile overflows the ge
 CUGUARD_CHECKED_TEST("gates narrower than 4*hidden are reported at the cell's read") {
   cuguard::device_buffer<float> gx(2 * 11, "gates_x"), gh(2 * 12, "gates_h"), c(2 * 3, "c"), h(2 * 3, "h");
   cuguard::launch(k::lstm_cell_kernel<float>, 1, 32, cuguard::checked_view<const float, 2>(gx.view({2, 11})),
-                  cuguard::checked_view<const float, 2>(gh.view({2, 12})), c.view({2, 3}), h.view({2, 3}));
+                  cuguard::checked_view<const float, 2>(gh.view({2, 12})), c.view({2, 3}), h.view({2, 3}), 0);
   const auto r = device_test_support::checked();
   REQUIRE(r.thrown);
   CHECK(r.report.line == marker_line(r.report.file, "lstm_cell_gates"));

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace kernel_test_support {
@@ -40,7 +41,14 @@ inline std::vector<std::int64_t> random_indices(std::size_t n, std::int64_t boun
 template <class T, class Source>
 cuguard::device_buffer<T> upload(const Source& values, const char* label) {
   cuguard::device_buffer<T> buf(values.size() == 0 ? 1 : values.size(), label);
-  std::vector<T> host(values.begin(), values.end());
+  std::vector<T> host;
+  host.reserve(values.size());
+  for (const auto& v : values) {
+    if constexpr (std::is_arithmetic<T>::value)
+      host.push_back(static_cast<T>(v));
+    else
+      host.push_back(static_cast<T>(static_cast<float>(v))); // __half, __nv_bfloat16
+  }
   if (!host.empty()) buf.copy_from_host(host);
   return buf;
 }
@@ -54,7 +62,12 @@ template <class T>
 double max_relative_error(const std::vector<T>& got, const std::vector<double>& want) {
   double worst = 0;
   for (std::size_t i = 0; i < want.size(); ++i) {
-    const double err = std::fabs(static_cast<double>(got[i]) - want[i]) / std::max(1.0, std::fabs(want[i]));
+    double value;
+    if constexpr (std::is_arithmetic<T>::value)
+      value = static_cast<double>(got[i]);
+    else
+      value = static_cast<double>(static_cast<float>(got[i])); // __half, __nv_bfloat16
+    const double err = std::fabs(value - want[i]) / std::max(1.0, std::fabs(want[i]));
     worst = std::max(worst, err != err ? 1e30 : err);
   }
   return got.size() < want.size() ? 1e30 : worst;

@@ -261,6 +261,24 @@ CUGUARD_IMPL_NOINLINE CUGUARD_HOST_DEVICE typename View::element_type& fail_acce
   return scratch<typename View::element_type>();
 }
 
+/// The cold side of expect_finite.
+template <class View, class... Rest>
+CUGUARD_IMPL_NOINLINE CUGUARD_HOST_DEVICE void fail_finite(View view, double value, first_index i0, Rest... rest) {
+  report(
+      [&](violation& v) {
+        fill_view(v, view);
+        v.kind = violation_kind::non_finite;
+        v.op = operation::expect_finite;
+        const std::int64_t idx[] = {i0.value, index_value(rest)...};
+        for (int r = 0; r < v.rank; ++r) v.index[r] = idx[r];
+        static_assert(sizeof value == sizeof v.arg[0], "double is 64 bits");
+        const auto* bits = reinterpret_cast<const unsigned char*>(&value);
+        auto* dst = reinterpret_cast<unsigned char*>(&v.arg[0]);
+        for (unsigned b = 0; b < sizeof value; ++b) dst[b] = bits[b];
+      },
+      i0.where);
+}
+
 /// The cold side of the checks of view operations (construction, slice, select, permute,
 /// reshape, expect_contiguous, expect_shape).
 template <class View>

@@ -6,10 +6,24 @@
 #include <cuguard/cuguard.hpp>
 #include <cuguard/kernels/common.hpp>
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
 #include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
+
+namespace cuguard {
+template <>
+struct type_name<__half> {
+  static constexpr const char* value = "half";
+};
+template <>
+struct type_name<__nv_bfloat16> {
+  static constexpr const char* value = "bfloat16";
+};
+} // namespace cuguard
 
 namespace cuguard::kernels {
 
@@ -19,10 +33,12 @@ namespace cuguard::kernels {
 
 /// c[m, n] = sum_k a[m, k] * b[n, k] + bias[n]: a times b transposed, the shape of x * W^T with
 /// PyTorch's [out_features, in_features] weights. Blocks of Tile x Tile threads, one output each;
-/// both operands pass through shared-memory tiles held in checked views. bias may be empty.
+/// both operands pass through shared-memory tiles held in checked views, and accumulate in
+/// float whatever T is (float, __half, __nv_bfloat16). bias may be empty. With check_finite, a
+/// result that is not finite once stored as T (an fp16 overflow) is reported.
 template <int Tile, class T>
 __global__ void gemm_nt_kernel(checked_view<const T, 2> a, checked_view<const T, 2> b, checked_view<const T, 1> bias,
-                               checked_view<T, 2> c) {
+                               checked_view<T, 2> c, int check_finite) {
   __shared__ float a_storage[Tile][Tile + 1]; // +1: no bank conflicts on the transposed read
   __shared__ float b_storage[Tile][Tile + 1];
   auto a_tile = make_view(&a_storage[0][0], {Tile, Tile + 1}, "a_tile");
@@ -43,16 +59,19 @@ __global__ void gemm_nt_kernel(checked_view<const T, 2> a, checked_view<const T,
   }
   if (row < m_count && col < n_count) {
     if (bias.extent(0) != 0) acc += static_cast<float>(bias(col));
-    c(row, col) = static_cast<T>(acc); // cuguard-kernel-access: gemm_c
+    const T stored = static_cast<T>(acc);
+    if (check_finite) expect_finite(static_cast<float>(stored), c, row, col); // cuguard-kernel-access: gemm_finite
+    c(row, col) = stored; // cuguard-kernel-access: gemm_c
   }
 }
 
 /// The fused LSTM cell for one time step, gate order i, f, g, o (PyTorch):
 /// gates = gates_x + gates_h ([B, 4H], biases included), c = f * c + i * g, h = o * tanh(c).
-/// c is read and written in place; h may be strided (a slice of the output sequence).
+/// c is read and written in place; h may be strided (a slice of the output sequence). With
+/// check_finite, an inf or NaN in c or h is reported.
 template <class T>
 __global__ void lstm_cell_kernel(checked_view<const T, 2> gates_x, checked_view<const T, 2> gates_h,
-                                 checked_view<T, 2> c, checked_view<T, 2> h) {
+                                 checked_view<T, 2> c, checked_view<T, 2> h, int check_finite) {
   const std::int64_t hidden = c.extent(1);
   const std::int64_t n = c.extent(0) * hidden;
   const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
@@ -69,8 +88,13 @@ __global__ void lstm_cell_kernel(checked_view<const T, 2> gates_x, checked_view<
     const float cand = tanhf(g[2]);
     const float o = 1.0f / (1.0f + expf(-g[3]));
     const float cell = f * static_cast<float>(c(b, j)) + i * cand;
+    const float out = o * tanhf(cell);
+    if (check_finite) {
+      expect_finite(cell, c, b, j);
+      expect_finite(out, h, b, j);
+    }
     c(b, j) = static_cast<T>(cell);
-    h(b, j) = static_cast<T>(o * tanhf(cell)); // cuguard-kernel-access: lstm_cell_h
+    h(b, j) = static_cast<T>(out); // cuguard-kernel-access: lstm_cell_h
   }
 }
 
@@ -104,6 +128,7 @@ struct lstm_config {
   std::int64_t hidden_size = 0;
   int num_layers = 1;
   bool bidirectional = false;
+  bool check_finite = false; ///< report inf/NaN in the gates, c and h (checked builds; the seed's fp16 overflow)
   int directions() const { return bidirectional ? 2 : 1; }
 };
 
@@ -111,11 +136,12 @@ namespace detail {
 
 template <class T>
 void gemm_nt(checked_view<const T, 2> a, checked_view<const T, 2> b, checked_view<const T, 1> bias,
-             checked_view<T, 2> c, cudaStream_t stream, const cuda::std::source_location& where) {
+             checked_view<T, 2> c, bool check_finite, cudaStream_t stream, const cuda::std::source_location& where) {
   constexpr int tile = 16;
   const dim3 grid(static_cast<unsigned>((c.extent(1) + tile - 1) / tile),
                   static_cast<unsigned>((c.extent(0) + tile - 1) / tile));
-  launch({grid, dim3(tile, tile), 0, stream, nullptr, where}, gemm_nt_kernel<tile, T>, a, b, bias, c);
+  launch({grid, dim3(tile, tile), 0, stream, nullptr, where}, gemm_nt_kernel<tile, T>, a, b, bias, c,
+         check_finite ? 1 : 0);
 }
 
 template <class T>
@@ -210,7 +236,7 @@ void lstm_forward(const lstm_config& config, checked_view<const T, 3> input, che
       const std::int64_t state = static_cast<std::int64_t>(l) * dirs + d;
       // The input projection for all steps at once: [seq_len*batch, in] x W_ih^T + b_ih.
       const auto gx = gates_x.view({seq_len * batch, 4 * hidden});
-      detail::gemm_nt<T>(layer_in.reshape({seq_len * batch, in}), w.w_ih, w.b_ih, gx, stream, where);
+      detail::gemm_nt<T>(layer_in.reshape({seq_len * batch, in}), w.w_ih, w.b_ih, gx, config.check_finite, stream, where);
       const auto c_state = c_n.select(0, state);
       detail::copy2d<T>(c0.select(0, state), c_state, stream, where);
       for (std::int64_t s = 0; s < seq_len; ++s) {
@@ -219,11 +245,11 @@ void lstm_forward(const lstm_config& config, checked_view<const T, 3> input, che
         const checked_view<const T, 2> h_prev =
             s == 0 ? h0.select(0, state) : checked_view<const T, 2>(layer_out.select(0, prev).slice(1, d * hidden, (d + 1) * hidden));
         const auto gh = gates_h.view({batch, 4 * hidden});
-        detail::gemm_nt<T>(h_prev, w.w_hh, w.b_hh, gh, stream, where);
+        detail::gemm_nt<T>(h_prev, w.w_hh, w.b_hh, gh, config.check_finite, stream, where);
         const auto h_t = layer_out.select(0, t).slice(1, d * hidden, (d + 1) * hidden);
         launch({dim3(detail::blocks_for(batch * hidden, 256)), dim3(256), 0, stream, nullptr, where}, lstm_cell_kernel<T>,
                checked_view<const T, 2>(gx.reshape({seq_len, batch, 4 * hidden}).select(0, t)),
-               checked_view<const T, 2>(gh), c_state, h_t);
+               checked_view<const T, 2>(gh), c_state, h_t, config.check_finite ? 1 : 0);
       }
       const std::int64_t t_last = d == 0 ? seq_len - 1 : 0;
       detail::copy2d<T>(layer_out.select(0, t_last).slice(1, d * hidden, (d + 1) * hidden), h_n.select(0, state),
