@@ -183,7 +183,7 @@ class checked_view {
   /// Number of elements (the product of the extents).
   CUGUARD_HOST_DEVICE constexpr Index size() const noexcept {
     Index n = 1;
-    for (std::size_t r = 0; r < Rank; ++r) n = detail::wrapping_mul(n, extents_[r]);
+    for (std::size_t r = 0; r < Rank; ++r) n *= extents_[r]; // a valid view's count fits Index (checked builds check it)
     return n;
   }
   /// True if the view has no element.
@@ -271,12 +271,12 @@ class checked_view {
 
   /// Writes N consecutive elements along the innermost dimension (see load).
   template <int N, class... Rest>
-  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void store(const vec<value_type, N>& x, detail::first_index i0,
+  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void store(vec<value_type, N> x, detail::first_index i0,
                                                           Rest... rest) const {
     vector_store<N>(x, i0, rest...);
   }
   template <int N, class... Rest>
-  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void store(const vec<value_type, N>& x,
+  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void store(vec<value_type, N> x,
                                                           detail::first_checked_index i0, Rest... rest) const {
     vector_store<N>(x, i0, rest...);
   }
@@ -311,7 +311,7 @@ class checked_view {
   }
 
   template <int N, class... Is>
-  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void store(const vec<value_type, N>& x, Is... is) const noexcept {
+  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void store(vec<value_type, N> x, Is... is) const noexcept {
     static_assert(!cuda::std::is_const<T>::value, "checked_view: cannot store through a view of const elements");
     static_assert(sizeof...(Is) == Rank, "checked_view: wrong number of indices");
     const Index idx[Rank] = {static_cast<Index>(is)...};
@@ -541,7 +541,7 @@ class checked_view {
 #endif
   }
   template <int N>
-  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE static void write_vec(T* p, const vec<value_type, N>& x) noexcept {
+  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE static void write_vec(T* p, vec<value_type, N> x) noexcept {
 #if CUGUARD_IMPL_DEVICE_PASS
     *reinterpret_cast<vec<value_type, N>*>(p) = x;
 #else
@@ -593,7 +593,7 @@ class checked_view {
   }
 
   template <int N, class First, class... Rest>
-  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void vector_store(const vec<value_type, N>& x, const First& i0,
+  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void vector_store(vec<value_type, N> x, const First& i0,
                                                                  Rest... rest) const {
     static_assert(!cuda::std::is_const<T>::value, "checked_view: cannot store through a view of const elements");
     static_assert(sizeof...(Rest) + 1 == Rank, "checked_view: wrong number of indices");

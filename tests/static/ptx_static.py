@@ -1,0 +1,235 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""Static costs of cuguard's kernels, without a GPU.
+
+Compiles tests/static/kernels.cu with checks off and on (nvcc -cubin -Xptxas -v, keeping the
+PTX) and:
+  * checks that with checks off every kernel compiles to the same PTX as its raw-pointer twin
+    (names, parameter names and labels normalized), with the same registers and stack, and
+    that no report code (cold functions, device state, trap, printf) is left;
+  * measures registers, stack and PTX instructions with checks on, and checks them against the
+    budgets in budgets.json (a change that bloats the checks fails);
+  * --table FILE writes the measurements as a Markdown table (bench/static-costs.md).
+Exit status 0 when every check holds.
+"""
+import argparse
+import json
+import pathlib
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = pathlib.Path(__file__).resolve().parent
+REPORT_CODE = re.compile(r"fail_access|fail_view|fail_finite|cuguard_impl_device_state|device_report|trap;|vprintf")
+
+
+def compile_kernels(nvcc, arch, root, checks, workdir):
+    out = workdir / f"checks{checks}"
+    out.mkdir()
+    cmd = [nvcc, "-std=c++17", f"-arch=sm_{arch}", "-I", str(root / "include"), "-I", str(root / "kernels"),
+           f"-DCUGUARD_ENABLE_CHECKS={checks}", "-cubin", "-Xptxas", "-v", "--keep", "--keep-dir", str(out),
+           str(HERE / "kernels.cu"), "-o", str(out / "kernels.cubin")]
+    start = time.monotonic()
+    run = subprocess.run(cmd, capture_output=True, text=True)
+    seconds = time.monotonic() - start
+    if run.returncode != 0:
+        sys.exit(f"nvcc failed (checks={checks}):\n{run.stderr}")
+    ptx = (out / "kernels.ptx").read_text()
+    return ptx, run.stderr + run.stdout, seconds
+
+
+def entry_functions(ptx):
+    """{mangled name: [body lines]} for every .entry in the PTX."""
+    functions, name, body, depth = {}, None, [], 0
+    for line in ptx.splitlines():
+        m = re.match(r"\s*\.visible \.entry (\S+)\(", line) or re.match(r"\s*\.entry (\S+)\(", line)
+        if m and name is None:
+            name, body, depth = m.group(1), [], 0
+        if name is not None:
+            body.append(line)
+            depth += line.count("{") - line.count("}")
+            if line.strip() == "}" and depth == 0:
+                functions[name] = body
+                name = None
+    return functions
+
+
+def demangle(names):
+    run = subprocess.run(["c++filt"], input="\n".join(names), capture_output=True, text=True, check=True)
+    return dict(zip(names, run.stdout.splitlines()))
+
+
+def kernel_key(demangled):
+    """'cuguard::kernels::gather_kernel<float, long, 3ul>' and 'twin::gather_kernel<float, long, 3>' -> one key."""
+    m = re.search(r"(?:cuguard::kernels|twin)::(\w+<[^()]*>)\(", demangled)
+    if not m:
+        return None
+    return re.sub(r"(\d+)ul\b", r"\1", m.group(1))
+
+
+COMMUTATIVE = re.compile(r"^(?:mul\.lo|mul\.wide|add|and|or|xor|min|max)\.")
+
+
+def normalize(name, body):
+    """The function body with its name, labels, static symbols and registers renamed in order of
+    first appearance, and the sources of commutative instructions sorted: two bodies compare
+    equal when they are the same instructions on the same data, whatever the numbering."""
+    lines, symbols, registers = [], {}, {}
+    for line in body:
+        line = re.sub(r"//.*", "", line).strip()
+        if not line or line.startswith(".loc") or line.startswith(".file") or line.startswith(".reg"):
+            continue
+        line = line.replace(name, "KERNEL")
+        line = re.sub(r"\$L__BB\d+_(\d+)", r"$L__BB_\1", line)
+        line = re.sub(r"_ZZ\w+", lambda m: symbols.setdefault(m.group(0), f"SYMBOL{len(symbols)}"), line)
+        line = re.sub(r"%(rd|r|f|fd|p|rs|h|hh)(\d+)",
+                      lambda m: registers.setdefault(m.group(0), f"%{m.group(1)}#{sum(1 for k in registers if k.startswith('%' + m.group(1)) and k[len(m.group(1)) + 1:].isdigit())}"),
+                      line)
+        m = re.match(r"(\S+)\s+([^,]+),\s*([^,]+),\s*([^,;]+);$", line)
+        if m and COMMUTATIVE.match(m.group(1)):
+            a, b = sorted([m.group(3).strip(), m.group(4).strip()])
+            line = f"{m.group(1)} {m.group(2).strip()}, {a}, {b};"
+        lines.append(re.sub(r"\s+", " ", line))
+    return lines
+
+
+def instructions(body):
+    return sum(1 for line in body
+               if (s := re.sub(r"//.*", "", line).strip()).endswith(";") and not s.startswith("."))
+
+
+def resources(log):
+    """{mangled name: (registers, stack bytes)} from ptxas -v."""
+    result, name, stack = {}, None, 0
+    for line in log.splitlines():
+        m = re.search(r"Compiling entry function '(\S+)'", line)
+        if m:
+            name = m.group(1)
+        m = re.search(r"(\d+) bytes stack frame", line)
+        if m and name:
+            stack = int(m.group(1))
+        m = re.search(r"Used (\d+) registers", line)
+        if m and name:
+            result[name] = (int(m.group(1)), stack)
+            name = None
+    return result
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--nvcc", default="nvcc")
+    parser.add_argument("--arch", default="90")
+    parser.add_argument("--root", default=str(HERE.parent.parent))
+    parser.add_argument("--table", help="write the measurements as Markdown to this file")
+    parser.add_argument("--budgets", default=str(HERE / "budgets.json"))
+    parser.add_argument("--diff", metavar="KEY", help="print the normalized checks-off PTX of KEY and its twin as a diff")
+    args = parser.parse_args()
+    root = pathlib.Path(args.root)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        work = pathlib.Path(tmp)
+        ptx_off, log_off, seconds_off = compile_kernels(args.nvcc, args.arch, root, 0, work)
+        ptx_on, log_on, seconds_on = compile_kernels(args.nvcc, args.arch, root, 1, work)
+
+    off, on = entry_functions(ptx_off), entry_functions(ptx_on)
+    names = demangle(sorted(set(off) | set(on)))
+    res_off, res_on = resources(log_off), resources(log_on)
+    failures = []
+
+    kernels, twins, checked = {}, {}, {}
+    for mangled, pretty in names.items():
+        key = kernel_key(pretty)
+        if key is None:
+            continue
+        if pretty.startswith("void twin::"):
+            twins[key] = mangled
+        elif mangled in off:
+            kernels[key] = mangled
+        if mangled in on and not pretty.startswith("void twin::"):
+            checked[key] = mangled
+    if args.diff:
+        import difflib
+        k, t = kernels[args.diff], twins[args.diff]
+        sys.stdout.writelines(difflib.unified_diff([l + "\n" for l in normalize(k, off[k])],
+                                                   [l + "\n" for l in normalize(t, off[t])], "kernel", "twin"))
+        return 0
+    if not kernels:
+        failures.append("no kernels found in the PTX")
+
+    budgets = json.loads(pathlib.Path(args.budgets).read_text()) if pathlib.Path(args.budgets).exists() else {}
+    rows = []
+    for key in sorted(kernels):
+        k = kernels[key]
+        t = twins.get(key)
+        if t is None:
+            failures.append(f"{key}: no raw twin in twins.cuh")
+            continue
+        same = normalize(k, off[k]) == normalize(t, off[t])
+        known = budgets.get(key, {}).get("twin_differs")
+        if not same and not known:
+            a, b = normalize(k, off[k]), normalize(t, off[t])
+            diff = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+            failures.append(f"{key}: checks-off PTX differs from its twin at line {diff}: "
+                            f"'{a[diff] if diff < len(a) else '<end>'}' vs '{b[diff] if diff < len(b) else '<end>'}'")
+        if same and known:
+            failures.append(f"{key}: now identical to its twin: remove twin_differs from {args.budgets}")
+        (regs_k, stack_k), (regs_t, stack_t) = res_off.get(k, (0, 0)), res_off.get(t, (0, 0))
+        slack = budgets.get(key, {}).get("twin_register_slack", 0) if known else 0
+        if regs_k > regs_t + slack or stack_k != stack_t:
+            failures.append(f"{key}: checks off uses {regs_k} registers and {stack_k} bytes of stack, its twin "
+                            f"{regs_t} and {stack_t}")
+        # The comparison must be able to fail: the checked build differs from the twin.
+        c = checked.get(key)
+        if c is not None and normalize(c, on[c]) == normalize(t, off[t]):
+            failures.append(f"{key}: the checked build is identical to the raw twin: the comparison proves nothing")
+        if REPORT_CODE.search("\n".join(off[k])):
+            failures.append(f"{key}: report code left in the checks-off PTX")
+        c = checked.get(key)
+        if c is None:
+            failures.append(f"{key}: missing from the checked build")
+            continue
+        regs_off, stack_off = res_off.get(k, (0, 0))
+        regs_on, stack_on = res_on.get(c, (0, 0))
+        rows.append((key, same, regs_off, regs_on, stack_off, stack_on, instructions(off[k]), instructions(on[c])))
+
+    for key, _, regs_off, regs_on, _, _, ins_off, ins_on in rows:
+        budget = budgets.get(key)
+        if budget is None:
+            failures.append(f"{key}: no budget in {args.budgets}")
+            continue
+        if regs_on - regs_off > budget["extra_registers"]:
+            failures.append(f"{key}: checks add {regs_on - regs_off} registers, budget {budget['extra_registers']}")
+        if ins_on > budget["instructions"]:
+            failures.append(f"{key}: {ins_on} PTX instructions with checks on, budget {budget['instructions']}")
+
+    header = ("| kernel | checks off = raw twin | registers off / on | stack bytes off / on | PTX instructions off / on |\n"
+              "| --- | --- | --- | --- | --- |\n")
+    table = header + "".join(
+        f"| `{key}` | {'identical' if same else 'differs: ' + budgets.get(key, {}).get('twin_differs', 'unexplained')} | {ro} / {rn} (+{rn - ro}) | {so} / {sn} | {io} / {inn} |\n"
+        for key, same, ro, rn, so, sn, io, inn in rows)
+    compile_line = (f"Compile time of tests/static/kernels.cu (nvcc -arch=sm_{args.arch}, all kernels and twins): "
+                    f"checks off {seconds_off:.1f} s, on {seconds_on:.1f} s ({seconds_on / seconds_off:.2f}x).\n")
+    print(table)
+    print(compile_line)
+    if args.table:
+        pathlib.Path(args.table).write_text(
+            "# Static costs of the kernels (no GPU needed)\n\n"
+            "Written by `tests/static/ptx_static.py --table bench/static-costs.md`; CI checks the identity and the\n"
+            "budgets (tests/static/budgets.json) on every run. Registers and stack from `ptxas -v`, instructions\n"
+            f"counted in the PTX; sm_{args.arch}, {subprocess.run([args.nvcc, '--version'], capture_output=True, text=True).stdout.strip().splitlines()[-1]}.\n\n"
+            "With checks off, a kernel is its raw-pointer twin (tests/static/twins.cuh): the same PTX, or, where the\n"
+            "compiler orders or unrolls the same code differently, no more registers (budgets.json says which and why).\n"
+            "With checks on, the registers of the cold report path (an out-of-line call that fills the record) count\n"
+            "towards every kernel that can report: that is most of the 'on' column, paid in occupancy, not in\n"
+            "instructions on the hot path, which gains one compare per index and one branch per access.\n\n"
+            + table + "\n" + compile_line)
+    for f in failures:
+        print("FAILED:", f)
+    print(f"ptx_static: {len(failures)} failures over {len(rows)} kernels")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
