@@ -168,17 +168,23 @@ CUGUARD_CHECKED_TEST("a bad position in masked_rows_kernel is reported at the ke
 // -------------------------------------------------------------------------------------------------
 
 
+namespace gather_tests {
+/// The message of the argument_error that `call` throws ("no argument_error" if none).
+template <class Call>
+std::string expect(Call call) {
+  try {
+    call();
+  } catch (const k::argument_error& e) {
+    return e.what();
+  }
+  return "no argument_error";
+}
+} // namespace gather_tests
+using gather_tests::expect;
+
 TEST_CASE("index_select names a bad dim, a wrong out shape, strided memory and host memory") {
   cuguard::device_buffer<float> table(4 * 8, "table"), out(3 * 8, "out");
   auto ids = upload<std::int64_t>(std::vector<std::int64_t>{0, 1, 2}, "ids");
-  auto expect = [](auto call) {
-    try {
-      call();
-    } catch (const k::argument_error& e) {
-      return std::string(e.what());
-    }
-    return std::string("no argument_error");
-  };
   CHECK(expect([&] { k::index_select(table.view({4, 8}), 2, ids.view(), out.view({3, 8})); }) ==
         "index_select: dim 2 is out of range for input of rank 2 (expected 0 <= dim < 2)");
   CHECK(expect([&] { k::index_select(table.view({4, 8}), 0, ids.view(), out.view({4, 6})); }) ==
@@ -196,14 +202,6 @@ TEST_CASE("gather, scatter_add and masked_rows name the argument and dimension t
   cuguard::device_buffer<float> a(24, "a"), b(24, "b");
   cuguard::device_buffer<std::int64_t> idx(24, "idx");
   cuguard::device_buffer<unsigned char> mask(5, "mask");
-  auto expect = [](auto call) {
-    try {
-      call();
-    } catch (const k::argument_error& e) {
-      return std::string(e.what());
-    }
-    return std::string("no argument_error");
-  };
   CHECK(expect([&] { k::gather(a.view({2, 3}), 0, idx.view({2, 4}), b.view({2, 4})); }) ==
         "gather: index has shape [2, 4] and input [2, 3]: dim 1 of index (4) exceeds input's (3)");
   CHECK(expect([&] { k::gather(a.view({2, 3}), 0, idx.view({2, 3}), b.view({3, 2})); }) ==
