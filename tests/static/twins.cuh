@@ -32,6 +32,15 @@ __device__ __forceinline__ std::int64_t offset(const std::int64_t (&idx)[R], con
   return off;
 }
 
+/// The coordinates of row-major position `linear` in `extent`.
+template <int R>
+__device__ __forceinline__ void unravel(std::int64_t linear, const std::int64_t (&extent)[R], std::int64_t (&pos)[R]) {
+  for (int r = R; r-- > 0;) {
+    pos[r] = linear % extent[r];
+    linear /= extent[r];
+  }
+}
+
 template <int V, class T, class I>
 __global__ void index_select_kernel(raw<const T, 3> input, raw<const I, 1> index, raw<T, 3> out) {
   const std::int64_t rows = out.extent[0] * out.extent[1];
@@ -61,11 +70,7 @@ __global__ void gather_kernel(raw<const T, R> input, int dim, raw<const I, R> in
   for (std::int64_t linear = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; linear < n;
        linear += step) {
     std::int64_t pos[R];
-    std::int64_t rest = linear;
-    for (int r = R; r-- > 0;) {
-      pos[r] = rest % out.extent[r];
-      rest /= out.extent[r];
-    }
+    unravel(linear, out.extent, pos);
     const std::int64_t src = static_cast<std::int64_t>(index.data[offset(pos, index.stride)]);
     std::int64_t from[R];
     for (int r = 0; r < R; ++r) from[r] = r == dim ? src : pos[r];
@@ -81,11 +86,7 @@ __global__ void scatter_add_kernel(raw<T, R> out, int dim, raw<const I, R> index
   for (std::int64_t linear = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; linear < n;
        linear += step) {
     std::int64_t pos[R];
-    std::int64_t rest = linear;
-    for (int r = R; r-- > 0;) {
-      pos[r] = rest % index.extent[r];
-      rest /= index.extent[r];
-    }
+    unravel(linear, index.extent, pos);
     const std::int64_t dst = static_cast<std::int64_t>(index.data[offset(pos, index.stride)]);
     std::int64_t to[R];
     for (int r = 0; r < R; ++r) to[r] = r == dim ? dst : pos[r];
