@@ -81,6 +81,14 @@
 #  define CUGUARD_IMPL_NOINLINE
 #endif
 
+// Lets a __host__ __device__ template call what its arguments provide (host-only callables
+// included) without nvcc's execution-space diagnostics.
+#if defined(__CUDACC__)
+#  define CUGUARD_IMPL_EXEC_CHECK_DISABLE _Pragma("nv_exec_check_disable")
+#else
+#  define CUGUARD_IMPL_EXEC_CHECK_DISABLE
+#endif
+
 #if defined(__GNUC__) || defined(__clang__) || defined(__CUDACC__)
 #  define CUGUARD_IMPL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #else
@@ -92,6 +100,15 @@
 #  define CUGUARD_IMPL_DEVICE_PASS 1
 #else
 #  define CUGUARD_IMPL_DEVICE_PASS 0
+#endif
+
+// The cold side of a check (detail::fail_access and friends): inlined into device code that
+// records and continues, where its few stores cost fewer registers than a call; out of line
+// everywhere else.
+#if CUGUARD_IMPL_DEVICE_PASS && !CUGUARD_IMPL_DEVICE_TRAP
+#  define CUGUARD_IMPL_COLD CUGUARD_IMPL_FORCEINLINE
+#else
+#  define CUGUARD_IMPL_COLD inline CUGUARD_IMPL_NOINLINE
 #endif
 
 // ---------------------------------------------------------------------------------------------

@@ -254,11 +254,13 @@ void check_argument(const P& p, const launch_entry& e, int device) {
     const bool stale = !alive(p.token());
     if (!host && !other_device && !stale) return;
     report_host(
-        [&](violation& v) {
-          fill_view(v, p);
+        [&](violation& v, pending& pp) {
+          fill_view(v, pp, p);
           v.op = operation::launch;
           if (stale) {
-            fill_stale(v, p.token());
+            v.kind = violation_kind::use_after_free;
+            v.arg[1] = p.token().slot;
+            v.arg[2] = p.token().generation;
           } else {
             v.kind = violation_kind::wrong_memory_space;
             v.arg[1] = other_device ? 1 : 0;
@@ -274,14 +276,19 @@ void check_argument(const P& p, const launch_entry& e, int device) {
 #endif
 }
 
-/// Fills what device code could not: label texts from host addresses, the allocation of a
-/// stale token, the kernel name and launch site.
-inline void complete_record(violation& v) {
-  if (v.label_address != 0) copy_text(v.label, reinterpret_cast<const char*>(v.label_address));
-  if (v.origin_label_address != 0)
-    copy_text(v.origin_label, reinterpret_cast<const char*>(v.origin_label_address));
-  if (v.kind == violation_kind::use_after_free && v.alloc_label[0] == '\0' && !registry().describe_stale_record(v))
-    copy_text(v.alloc_label, "(slot reused since)");
+/// Completes a record that device code wrote: the kind of a failed access, the texts (from host
+/// memory, or copied from the device while the context lives), the allocation of a stale token,
+/// the kernel name and launch site.
+inline void complete_record(violation& v, pending& p) {
+  struct device_texts {
+    std::string buffer;
+    const char* operator()(std::uint64_t address, bool on_host) {
+      if (on_host) return reinterpret_cast<const char*>(address);
+      return backend::read_text(address, buffer) ? buffer.c_str() : nullptr;
+    }
+  } text;
+  finish(v, p, text);
+  describe_stale_allocation(v);
   runtime_state& rt = runtime();
   const launch_entry& e = rt.ring[v.launch.id % runtime_state::ring_size];
   if (v.launch.id != 0 && e.id == v.launch.id) {
@@ -372,10 +379,14 @@ inline void check(cudaStream_t stream = nullptr) {
     const bool recorded =
         have_counters ? counters.claim != 0u : __atomic_load_n(&ch->started, __ATOMIC_ACQUIRE) != 0u;
     if (recorded) {
+      const bool complete = __atomic_load_n(&ch->ready, __ATOMIC_ACQUIRE) != 0u;
       violation v;
       std::memcpy(&v, &ch->record, sizeof v);
-      const bool complete = __atomic_load_n(&ch->ready, __ATOMIC_ACQUIRE) != 0u;
+      detail::pending p = ch->to_finish;
       v.count = have_counters ? counters.count : 1;
+      // Cleared for the next violation, which writes only the fields that apply to it.
+      std::memset(&ch->record, 0, sizeof ch->record);
+      ch->to_finish = detail::pending{};
       __atomic_store_n(&ch->started, 0u, __ATOMIC_RELAXED);
       __atomic_store_n(&ch->ready, 0u, __ATOMIC_RELAXED);
 #  if CUGUARD_IMPL_EMULATION
@@ -386,9 +397,11 @@ inline void check(cudaStream_t stream = nullptr) {
         cudaDeviceSynchronize(); // cleared before a kernel of any stream can count again
       }
 #  endif
-      detail::complete_record(v);
+      detail::complete_record(v, p);
       std::string note;
       if (!complete) note += "\n  (the record is incomplete: the kernel stopped while writing it)";
+      if (p.file != 0 || p.function != 0 || p.type != 0 || p.label != 0 || p.origin_label != 0)
+        note += "\n  (names in device memory could not be read: the CUDA context is lost)";
       if (lost) {
         note += "\n  (the kernel trapped";
 #  if !CUGUARD_IMPL_EMULATION

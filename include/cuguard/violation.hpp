@@ -82,9 +82,6 @@ struct violation {
   violation_kind kind;     ///< what went wrong
   operation op;            ///< what found it
   char label[64];          ///< label of the view
-  /// Device code cannot read a label that lives in host memory: it records the label's host
-  /// address here and the host copies the text into `label` when it reads the record.
-  std::uint64_t label_address;
   char type[32];           ///< element type of the view ("float", "const int")
   char file[192];          ///< file of the offending expression (the caller's, not cuguard's)
   unsigned line;           ///< line of the offending expression
@@ -108,7 +105,6 @@ struct violation {
 
   index_origin origin;                 ///< where index[dim] came from
   char origin_label[64];               ///< label of the index view it was read from
-  std::uint64_t origin_label_address;  ///< as label_address, for origin_label
   int origin_rank;                     ///< rank of that view
   std::int64_t origin_index[max_rank]; ///< position in that view (bounded: origin_index[0] is the bound)
 

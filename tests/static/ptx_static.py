@@ -221,9 +221,13 @@ def main():
             f"counted in the PTX; sm_{args.arch}, {subprocess.run([args.nvcc, '--version'], capture_output=True, text=True).stdout.strip().splitlines()[-1]}.\n\n"
             "With checks off, a kernel is its raw-pointer twin (tests/static/twins.cuh): the same PTX, or, where the\n"
             "compiler orders or unrolls the same code differently, no more registers (budgets.json says which and why).\n"
-            "With checks on, the registers of the cold report path (an out-of-line call that fills the record) count\n"
-            "towards every kernel that can report: that is most of the 'on' column, paid in occupancy, not in\n"
-            "instructions on the hot path, which gains one compare per index and one branch per access.\n\n"
+            "With checks on, the hot path gains one compare per index, the lifetime check (one load when the view\n"
+            "is tracked) and one branch per access. Each access also gets an inlined cold block that, for the\n"
+            "first violation of a launch, stores the facts of the access into the report channel (the host\n"
+            "completes the record: texts, kind, allocation): most of the extra PTX instructions are those\n"
+            "never-run stores, and the registers they need while the kernel's own values stay live are most of\n"
+            "the extra registers. A kernel whose violation has no report channel calls a printf that never\n"
+            "returns (the stack bytes).\n\n"
             + table + "\n" + compile_line)
     for f in failures:
         print("FAILED:", f)

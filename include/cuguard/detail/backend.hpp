@@ -116,6 +116,11 @@ inline bool memory_space_of(const void* p, memory_space& space, int& device) {
   device = -1;
   return true;
 }
+/// A text that device code pointed to (under emulation, plain host memory).
+inline bool read_text(std::uint64_t address, std::string& out) {
+  out = reinterpret_cast<const char*>(address);
+  return true;
+}
 inline std::string kernel_name(const void* fn) {
   Dl_info info{};
   if (::dladdr(fn, &info) != 0 && info.dli_sname != nullptr) return readable_name(info.dli_sname);
@@ -179,6 +184,28 @@ inline bool memory_space_of(const void* p, memory_space& space, int& device) {
     case cudaMemoryTypeManaged: space = memory_space::managed; device = a.device; return true;
   }
   return false;
+}
+/// A text in device memory that device code pointed to (a string literal of a kernel's module):
+/// read in pieces that stop at 64-byte boundaries, so that no copy runs past the end of the
+/// module's memory, until its terminating zero. False when the memory cannot be read (the
+/// context is lost).
+inline bool read_text(std::uint64_t address, std::string& out) {
+  out.clear();
+  constexpr std::uint64_t piece = 64, limit = 4096;
+  char buffer[piece];
+  while (out.size() < limit) {
+    const std::size_t bytes = static_cast<std::size_t>(piece - address % piece);
+    if (cudaMemcpy(buffer, reinterpret_cast<const void*>(address), bytes, cudaMemcpyDeviceToHost) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return false;
+    }
+    for (std::size_t i = 0; i < bytes; ++i) {
+      if (buffer[i] == '\0') return true;
+      out += buffer[i];
+    }
+    address += bytes;
+  }
+  return true;
 }
 inline std::string kernel_name(const void* fn) {
   const char* name = nullptr;

@@ -4,11 +4,13 @@
 
 #include <cuguard/config.hpp>
 #include <cuguard/detail/channel.hpp>
+#include <cuguard/detail/pending.hpp>
 #include <cuguard/lifetime.hpp>
 #include <cuguard/report.hpp>
 #include <cuguard/type_name.hpp>
 #include <cuguard/violation.hpp>
 
+#include <cuda/std/bit>
 #include <cuda/std/cstdint>
 #include <cuda/std/source_location>
 #include <cuda/std/type_traits>
@@ -37,33 +39,6 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE bool in_device_code() noexcept {
   return false;
 #endif
 }
-
-/// A label and whether it lives in host memory (device code must not read it then).
-struct label_ref {
-  const char* text = nullptr;
-  bool on_host = !CUGUARD_IMPL_DEVICE_PASS;
-};
-
-/// Copies a label into a record field, or records its host address when device code cannot read it.
-template <int N>
-CUGUARD_HOST_DEVICE void copy_label(char (&dst)[N], std::uint64_t& address, const label_ref& l) {
-#if CUGUARD_IMPL_DEVICE_PASS
-  if (l.on_host) {
-    address = reinterpret_cast<std::uint64_t>(l.text);
-    return;
-  }
-#endif
-  (void)address;
-  copy_text(dst, l.text);
-}
-
-/// Where a checked_index came from (see index_origin).
-struct origin_info {
-  index_origin kind = index_origin::none;
-  int rank = 0;
-  label_ref label{};
-  std::int64_t position[violation::max_rank] = {};
-};
 
 /// The first index of an access, when it is an integer. Its converting constructor takes the
 /// caller's source location as a default argument: that is how a check reports the line of the
@@ -126,73 +101,30 @@ struct args {
   std::int64_t v[3];
 };
 
-/// Host policy for a violation found in host code: fill the record, then throw or abort.
-template <class Fill>
-[[noreturn]] void report_host(const Fill& fill, const cuda::std::source_location& where) {
-  violation v{};
-  fill(v);
-  copy_tail(v.file, where.file_name());
-  copy_text(v.function, where.function_name());
-  v.line = static_cast<unsigned>(where.line());
-  v.count = 1;
-  raise_host(v);
-}
-
-/// Hands a violation to the policy of the code it was found in. `fill` writes the fields of the
-/// record that describe it; the source position, thread and launch are added here. In device
-/// code (and emulated kernels) the record goes to the report channel and the function returns
-/// (record and continue) or traps; in host code it throws or aborts.
-template <class Fill>
-CUGUARD_HOST_DEVICE void report(const Fill& fill, const cuda::std::source_location& where) {
-#if CUGUARD_IMPL_DEVICE_PASS
-  device_report(fill, where);
-#else
-#  if CUGUARD_IMPL_EMULATION
-  if (emulation::in_kernel()) {
-    device_report(fill, where);
-    return;
-  }
-#  endif
-  report_host(fill, where);
-#endif
-}
-
+/// The element type's name as reports write it ("const float").
 template <class T>
 CUGUARD_HOST_DEVICE inline void fill_type(char (&dst)[32]) noexcept {
-  using bare = cuda::std::remove_cv_t<T>;
-  const char* prefix = cuda::std::is_const<T>::value ? "const " : "";
-  const char* name = type_name<bare>::value;
-  int i = 0;
-  for (; *prefix != '\0' && i < 31; ++prefix) dst[i++] = *prefix;
-  for (; *name != '\0' && i < 31; ++name) dst[i++] = *name;
-  dst[i] = '\0';
+  copy_type(dst, cuda::std::is_const<T>::value, type_name<cuda::std::remove_cv_t<T>>::value);
 }
 
 /// Label, type, shape, strides and memory space of `view`.
 template <class View>
-CUGUARD_HOST_DEVICE void fill_view(violation& v, const View& view) {
-  copy_label(v.label, v.label_address, view.label_ref());
-  fill_type<typename View::element_type>(v.type);
-  v.rank = static_cast<int>(View::rank());
-  for (int r = 0; r < v.rank; ++r) {
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void fill_view(violation& v, pending& p, const View& view) {
+  using element = typename View::element_type;
+  const label_ref l = view.label_ref();
+  p.label = address_of(l.text);
+  p.label_on_host = l.on_host;
+  p.type = address_of(type_name<cuda::std::remove_cv_t<element>>::value);
+  p.type_const = cuda::std::is_const<element>::value;
+  constexpr int rank = static_cast<int>(View::rank());
+  v.rank = rank;
+  for (int r = 0; r < rank; ++r) {
     v.extent[r] = static_cast<std::int64_t>(view.extent(static_cast<std::size_t>(r)));
     v.stride[r] = static_cast<std::int64_t>(view.stride(static_cast<std::size_t>(r)));
   }
   v.space = view.space();
   v.device = view.device();
   v.dim = -1;
-}
-
-/// Lifetime fields for a view whose token went stale (the host table has the sites).
-CUGUARD_HOST_DEVICE inline void fill_stale(violation& v, const lifetime_token& t) {
-  v.kind = violation_kind::use_after_free;
-#if !CUGUARD_IMPL_DEVICE_PASS
-  if (!registry().describe_stale(t, v)) copy_text(v.alloc_label, "(slot reused since)");
-#else
-  // The host fills the allocation from the token when it reads the record.
-  v.arg[1] = t.slot;
-  v.arg[2] = t.generation;
-#endif
 }
 
 /// Storage that a recorded-and-continued access is redirected to.
@@ -206,56 +138,151 @@ CUGUARD_HOST_DEVICE T& scratch() noexcept {
   return *reinterpret_cast<T*>(s.bytes);
 }
 
-/// The cold side of operator(), operator[], load and store: works out which check failed.
-/// `width` is 0 for a scalar access and N for a vector access of N elements.
+/// The allocation behind a use_after_free record, from the token it recorded (arg[1], arg[2]).
+inline void describe_stale_allocation(violation& v) {
+  if (v.kind == violation_kind::use_after_free && v.alloc_label[0] == '\0' && !registry().describe_stale_record(v))
+    copy_text(v.alloc_label, "(slot reused since)");
+}
+
+/// Host policy for a violation found in host code: fill the record, then throw or abort.
+template <class Fill>
+[[noreturn]] void report_host(const Fill& fill, const cuda::std::source_location& where) {
+  violation v{};
+  pending p{};
+  v.dim = -1;
+  fill(v, p);
+  p.file = address_of(where.file_name());
+  p.function = address_of(where.function_name());
+  v.line = static_cast<unsigned>(where.line());
+  finish_here(v, p);
+  describe_stale_allocation(v);
+  v.count = 1;
+  raise_host(v);
+}
+
+#if (CUGUARD_IMPL_DEVICE_PASS && CUGUARD_IMPL_CHECKS) || CUGUARD_IMPL_EMULATION
+
+/// A violation in a kernel launched before any report channel existed: says where, then traps.
+[[noreturn]] CUGUARD_IMPL_NOINLINE CUGUARD_HOST_DEVICE inline void no_channel(cuda::std::source_location where) {
+  printf("cuguard: violation at %s:%u in block (%u,%u,%u) thread (%u,%u,%u), and no report channel: launch "
+         "kernels with cuguard::launch (or call cuguard::check() once before launching)\n",
+         where.file_name(), static_cast<unsigned>(where.line()), blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x,
+         threadIdx.y, threadIdx.z);
+  __trap();
+}
+
+/// Device side of a violation: count it, let the first one write the record, then continue
+/// (the caller redirects the access) or trap. `fill` writes the numbers of the violation and
+/// what is pending; the host completes the record when it reads it (check()). The record was
+/// cleared by the host, so only what applies is written.
+template <class Fill>
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void device_report(const Fill& fill,
+                                                                const cuda::std::source_location& where) {
+  const device_state& state = current_device_state();
+  channel* ch = state.report;
+  channel_counters* counters = state.counters;
+  if (ch == nullptr || counters == nullptr) no_channel(where);
+  atomicAdd(&counters->count, 1ull);
+  if (atomicCAS(&counters->claim, 0u, 1u) == 0u) {
+    *static_cast<volatile unsigned int*>(&ch->started) = 1u;
+    violation& v = ch->record;
+    pending& p = ch->to_finish;
+    v.dim = -1;
+    fill(v, p);
+    p.file = address_of(where.file_name());
+    p.function = address_of(where.function_name());
+    v.line = static_cast<unsigned>(where.line());
+    v.on_device = true;
+#  if CUGUARD_IMPL_DEVICE_PASS
+    // Read here, not before: the compiler would otherwise read the thread's position at the start
+    // of the kernel and hold it in registers through every loop, for this cold path alone.
+    asm volatile("mov.u32 %0, %%ctaid.x;" : "=r"(v.block[0]));
+    asm volatile("mov.u32 %0, %%ctaid.y;" : "=r"(v.block[1]));
+    asm volatile("mov.u32 %0, %%ctaid.z;" : "=r"(v.block[2]));
+    asm volatile("mov.u32 %0, %%tid.x;" : "=r"(v.thread[0]));
+    asm volatile("mov.u32 %0, %%tid.y;" : "=r"(v.thread[1]));
+    asm volatile("mov.u32 %0, %%tid.z;" : "=r"(v.thread[2]));
+#  else
+    v.block[0] = blockIdx.x, v.block[1] = blockIdx.y, v.block[2] = blockIdx.z;
+    v.thread[0] = threadIdx.x, v.thread[1] = threadIdx.y, v.thread[2] = threadIdx.z;
+#  endif
+    v.launch.id = state.launch_id != nullptr ? *state.launch_id : 0;
+    v.launch.grid[0] = gridDim.x, v.launch.grid[1] = gridDim.y, v.launch.grid[2] = gridDim.z;
+    v.launch.block[0] = blockDim.x, v.launch.block[1] = blockDim.y, v.launch.block[2] = blockDim.z;
+#  if CUGUARD_IMPL_DEVICE_TRAP
+    // The host cannot read device memory once the kernel trapped: copy the texts now.
+    finish_here(v, p);
+#  endif
+    __threadfence_system();
+    *static_cast<volatile unsigned int*>(&ch->ready) = 1u;
+    __threadfence_system();
+    atomicExch(&counters->ready, 1u);
+  }
+#  if CUGUARD_IMPL_DEVICE_TRAP
+  // Let the record be complete before any thread stops the grid.
+  for (int spin = 0; spin < (1 << 20) && atomicAdd(&counters->ready, 0u) == 0u; ++spin) {
+  }
+  __threadfence_system();
+  __trap();
+#  endif
+}
+
+#endif
+
+/// Hands a violation to the policy of the code it was found in. `fill(v, p)` writes the numbers
+/// of the violation into the record `v` and what is still to complete into `p`; the source
+/// position, thread and launch are added here. In device code (and emulated kernels) the record
+/// goes to the report channel and the function returns (record and continue) or traps; in host
+/// code it throws or aborts.
+template <class Fill>
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void report(const Fill& fill, const cuda::std::source_location& where) {
+#if CUGUARD_IMPL_DEVICE_PASS
+  device_report(fill, where);
+#else
+#  if CUGUARD_IMPL_EMULATION
+  if (emulation::in_kernel()) {
+    device_report(fill, where);
+    return;
+  }
+#  endif
+  report_host(fill, where);
+#endif
+}
+
+template <class... Rest>
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void store_indices(std::int64_t* dst, std::int64_t i0,
+                                                                Rest... rest) noexcept {
+  dst[0] = i0;
+  int r = 1;
+  ((dst[r++] = index_value(rest)), ...);
+}
+
+template <class I>
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void store_origin(origin_info& dst, const I& i) noexcept {
+  if constexpr (cuda::std::is_same<I, first_checked_index>::value || is_checked_index<I>::value) dst = origin_of(i);
+}
+
+/// The cold side of operator(), operator[], load and store: records the access; which check
+/// failed is worked out when the record is completed (classify_access). `width` is 0 for a
+/// scalar access and N for a vector access of N elements.
 template <class View, class First, class... Rest>
-CUGUARD_IMPL_NOINLINE CUGUARD_HOST_DEVICE typename View::element_type& fail_access(
-    View view, operation op, int width, First i0, Rest... rest) {
+CUGUARD_IMPL_COLD CUGUARD_HOST_DEVICE typename View::element_type& fail_access(View view, operation op, int width,
+                                                                              First i0, Rest... rest) {
   report(
-      [&](violation& v) {
-        fill_view(v, view);
+      [&](violation& v, pending& p) {
+        fill_view(v, p, view);
         v.op = op;
         v.arg[0] = width;
-        const std::int64_t idx[] = {i0.value, index_value(rest)...};
-        const origin_info origins[] = {origin_of(i0), origin_of(rest)...};
-        constexpr int rank = static_cast<int>(View::rank());
-        for (int r = 0; r < rank; ++r) v.index[r] = idx[r];
-
-        if (!view.space_ok()) {
-          v.kind = violation_kind::wrong_memory_space;
-          return;
-        }
-        if (!alive(view.token())) {
-          fill_stale(v, view.token());
-          return;
-        }
-        v.kind = violation_kind::out_of_bounds;
-        for (int r = 0; r < rank; ++r) {
-          const std::int64_t last = r == rank - 1 && width > 0 ? idx[r] + width : idx[r] + 1;
-          if (idx[r] < 0 || last > v.extent[r]) {
-            v.dim = r;
-            break;
-          }
-        }
-        if (v.dim < 0 && width > 0) {
-          if (v.stride[rank - 1] != 1) {
-            v.kind = violation_kind::non_contiguous;
-          } else {
-            std::int64_t offset = 0;
-            for (int r = 0; r < rank; ++r) offset += idx[r] * v.stride[r];
-            const auto address = reinterpret_cast<std::uintptr_t>(view.data() + offset);
-            v.kind = violation_kind::misaligned;
-            v.arg[1] = static_cast<std::int64_t>(address);
-            v.arg[2] = static_cast<std::int64_t>(sizeof(typename View::element_type)) * width;
-          }
-        }
-        if (v.dim >= 0 && origins[v.dim].kind != index_origin::none) {
-          const origin_info& o = origins[v.dim];
-          v.origin = o.kind;
-          v.origin_rank = o.rank;
-          copy_label(v.origin_label, v.origin_label_address, o.label);
-          for (int r = 0; r < violation::max_rank; ++r) v.origin_index[r] = o.position[r];
-        }
+        store_indices(v.index, i0.value, rest...);
+        p.access = true;
+        p.wrong_space = !view.space_ok();
+        p.stale = !alive(view.token());
+        p.element_bytes = sizeof(typename View::element_type);
+        p.data = address_of(view.data());
+        p.token = view.token();
+        store_origin(p.origins[0], i0);
+        int r = 1;
+        (store_origin(p.origins[r++], rest), ...);
       },
       i0.where);
   return scratch<typename View::element_type>();
@@ -263,18 +290,15 @@ CUGUARD_IMPL_NOINLINE CUGUARD_HOST_DEVICE typename View::element_type& fail_acce
 
 /// The cold side of expect_finite.
 template <class View, class... Rest>
-CUGUARD_IMPL_NOINLINE CUGUARD_HOST_DEVICE void fail_finite(View view, double value, first_index i0, Rest... rest) {
+CUGUARD_IMPL_COLD CUGUARD_HOST_DEVICE void fail_finite(View view, double value, first_index i0, Rest... rest) {
   report(
-      [&](violation& v) {
-        fill_view(v, view);
+      [&](violation& v, pending& p) {
+        fill_view(v, p, view);
         v.kind = violation_kind::non_finite;
         v.op = operation::expect_finite;
-        const std::int64_t idx[] = {i0.value, index_value(rest)...};
-        for (int r = 0; r < v.rank; ++r) v.index[r] = idx[r];
+        store_indices(v.index, i0.value, rest...);
         static_assert(sizeof value == sizeof v.arg[0], "double is 64 bits");
-        const auto* bits = reinterpret_cast<const unsigned char*>(&value);
-        auto* dst = reinterpret_cast<unsigned char*>(&v.arg[0]);
-        for (unsigned b = 0; b < sizeof value; ++b) dst[b] = bits[b];
+        v.arg[0] = cuda::std::bit_cast<std::int64_t>(value);
       },
       i0.where);
 }
@@ -282,11 +306,11 @@ CUGUARD_IMPL_NOINLINE CUGUARD_HOST_DEVICE void fail_finite(View view, double val
 /// The cold side of the checks of view operations (construction, slice, select, permute,
 /// reshape, expect_contiguous, expect_shape).
 template <class View>
-CUGUARD_IMPL_NOINLINE CUGUARD_HOST_DEVICE void fail_view(View view, violation_kind kind, operation op, int dim, args a,
-                                                         dims expected, cuda::std::source_location where) {
+CUGUARD_IMPL_COLD CUGUARD_HOST_DEVICE void fail_view(View view, violation_kind kind, operation op, int dim, args a,
+                                                     dims expected, cuda::std::source_location where) {
   report(
-      [&](violation& v) {
-        fill_view(v, view);
+      [&](violation& v, pending& p) {
+        fill_view(v, p, view);
         v.kind = kind;
         v.op = op;
         v.dim = dim;
@@ -302,8 +326,8 @@ template <class View>
 CUGUARD_IMPL_NOINLINE void fail_allocation(View view, const allocation_lookup& found, std::int64_t first_byte,
                                            std::int64_t bytes, cuda::std::source_location where) {
   report_host(
-      [&](violation& v) {
-        fill_view(v, view);
+      [&](violation& v, pending& p) {
+        fill_view(v, p, view);
         v.op = operation::make_view;
         lifetime_registry::fill_allocation(v, found.info);
         v.kind = violation_kind::out_of_bounds;
@@ -314,13 +338,12 @@ CUGUARD_IMPL_NOINLINE void fail_allocation(View view, const allocation_lookup& f
 }
 
 #if CUGUARD_IMPL_CHECKS
-CUGUARD_IMPL_NOINLINE CUGUARD_HOST_DEVICE inline void fail_bounded(std::int64_t value, std::int64_t bound,
-                                                                   cuda::std::source_location where) {
+CUGUARD_IMPL_COLD CUGUARD_HOST_DEVICE void fail_bounded(std::int64_t value, std::int64_t bound,
+                                                               cuda::std::source_location where) {
   report(
-      [&](violation& v) {
+      [&](violation& v, pending&) {
         v.kind = violation_kind::out_of_bounds;
         v.op = operation::bounded;
-        v.dim = -1;
         v.device = -1;
         v.arg[0] = value;
         v.arg[1] = bound;
