@@ -14,8 +14,10 @@ Exit status 0 when every check holds.
 """
 import argparse
 import json
+import os
 import pathlib
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -38,6 +40,31 @@ def compile_kernels(nvcc, arch, root, checks, workdir):
         sys.exit(f"nvcc failed (checks={checks}):\n{run.stderr}")
     ptx = (out / "kernels.ptx").read_text()
     return ptx, run.stderr + run.stdout, seconds
+
+
+def registers_needed(ptxas, arch, ptx_file, entry, default):
+    """The fewest registers `entry` compiles to without spilling (bisection over --maxrregcount),
+    and whether that is only ptxas's lowest allowed count (the kernel may need fewer). ptxas's
+    default count also takes registers that cost nothing up to the next occupancy step; this is
+    what the code needs."""
+    def compile_with(n):
+        return subprocess.run([ptxas, f"-arch=sm_{arch}", "-v", f"--maxrregcount={n}", "--entry", entry, str(ptx_file),
+                               "-o", os.devnull], capture_output=True, text=True).stderr
+
+    def spills(n):
+        m = re.search(r"Function properties for " + re.escape(entry) + r"\s+\d+ bytes stack frame, (\d+) bytes spill "
+                      r"stores, (\d+) bytes spill loads", compile_with(n))
+        return m is None or int(m.group(1)) + int(m.group(2)) > 0
+    floor = re.search(r"lower bound of (\d+)", compile_with(1))
+    low = int(floor.group(1)) if floor else 1
+    high = max(default, low)
+    while low < high:
+        middle = (low + high) // 2
+        if spills(middle):
+            low = middle + 1
+        else:
+            high = middle
+    return high, floor is not None and high == int(floor.group(1))
 
 
 def entry_functions(ptx):
@@ -128,10 +155,11 @@ def main():
     args = parser.parse_args()
     root = pathlib.Path(args.root)
 
-    with tempfile.TemporaryDirectory() as tmp:
-        work = pathlib.Path(tmp)
-        ptx_off, log_off, seconds_off = compile_kernels(args.nvcc, args.arch, root, 0, work)
-        ptx_on, log_on, seconds_on = compile_kernels(args.nvcc, args.arch, root, 1, work)
+    work_dir = tempfile.TemporaryDirectory()
+    work = pathlib.Path(work_dir.name)
+    ptx_off, log_off, seconds_off = compile_kernels(args.nvcc, args.arch, root, 0, work)
+    ptx_on, log_on, seconds_on = compile_kernels(args.nvcc, args.arch, root, 1, work)
+    ptxas = str(pathlib.Path(shutil.which(args.nvcc) or args.nvcc).parent / "ptxas")
 
     off, on = entry_functions(ptx_off), entry_functions(ptx_on)
     names = demangle(sorted(set(off) | set(on)))
@@ -192,9 +220,12 @@ def main():
             continue
         regs_off, stack_off = res_off.get(k, (0, 0))
         regs_on, stack_on = res_on.get(c, (0, 0))
-        rows.append((key, same, regs_off, regs_on, stack_off, stack_on, instructions(off[k]), instructions(on[c])))
+        need_off = registers_needed(ptxas, args.arch, work / "checks0" / "kernels.ptx", k, regs_off)
+        need_on = registers_needed(ptxas, args.arch, work / "checks1" / "kernels.ptx", c, regs_on)
+        rows.append((key, same, regs_off, regs_on, stack_off, stack_on, instructions(off[k]), instructions(on[c]),
+                     need_off, need_on))
 
-    for key, _, regs_off, regs_on, _, _, ins_off, ins_on in rows:
+    for key, _, regs_off, regs_on, _, _, ins_off, ins_on, _, _ in rows:
         budget = budgets.get(key)
         if budget is None:
             failures.append(f"{key}: no budget in {args.budgets}")
@@ -204,11 +235,14 @@ def main():
         if ins_on > budget["instructions"]:
             failures.append(f"{key}: {ins_on} PTX instructions with checks on, budget {budget['instructions']}")
 
-    header = ("| kernel | checks off = raw twin | registers off / on | stack bytes off / on | PTX instructions off / on |\n"
-              "| --- | --- | --- | --- | --- |\n")
+    def needed(n):
+        return f"<= {n[0]}" if n[1] else str(n[0])
+    header = ("| kernel | checks off = raw twin | registers off / on | registers needed off / on | stack bytes off / on "
+              "| PTX instructions off / on |\n| --- | --- | --- | --- | --- | --- |\n")
     table = header + "".join(
-        f"| `{key}` | {'identical' if same else 'differs: ' + budgets.get(key, {}).get('twin_differs', 'unexplained')} | {ro} / {rn} (+{rn - ro}) | {so} / {sn} | {io} / {inn} |\n"
-        for key, same, ro, rn, so, sn, io, inn in rows)
+        f"| `{key}` | {'identical' if same else 'differs: ' + budgets.get(key, {}).get('twin_differs', 'unexplained')} "
+        f"| {ro} / {rn} (+{rn - ro}) | {needed(no)} / {needed(nn)} | {so} / {sn} | {io} / {inn} |\n"
+        for key, same, ro, rn, so, sn, io, inn, no, nn in rows)
     compile_line = (f"Compile time of tests/static/kernels.cu (nvcc -arch=sm_{args.arch}, all kernels and twins): "
                     f"checks off {seconds_off:.1f} s, on {seconds_on:.1f} s ({seconds_on / seconds_off:.2f}x).\n")
     print(table)
@@ -228,6 +262,10 @@ def main():
             "never-run stores, and the registers they need while the kernel's own values stay live are most of\n"
             "the extra registers. A kernel whose violation has no report channel calls a printf that never\n"
             "returns (the stack bytes).\n\n"
+            "'registers off / on' is what ptxas picks by default: once a kernel needs more than an occupancy step\n"
+            "(32, 40, 48, ... on sm_90) it also takes the free registers up to the next one, for scheduling.\n"
+            "'registers needed' is the fewest it compiles to without spilling (--maxrregcount bisection; '<= 24':\n"
+            "sm_90 allows no lower limit, so the kernel may need fewer).\n\n"
             + table + "\n" + compile_line)
     for f in failures:
         print("FAILED:", f)
