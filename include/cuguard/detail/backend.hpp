@@ -185,17 +185,17 @@ inline bool memory_space_of(const void* p, memory_space& space, int& device) {
   }
   return false;
 }
-/// A text in device memory that device code pointed to (a string literal of a kernel's module):
-/// read in pieces that stop at 64-byte boundaries, so that no copy runs past the end of the
-/// module's memory, until its terminating zero. False when the memory cannot be read (the
-/// context is lost).
+/// A text that device code pointed to (a string literal of a kernel's module, or a host string a
+/// kernel was given): read in pieces that stop at 64-byte boundaries, so that no copy runs past
+/// the end of the memory it lies in (a module's globals, a page), until its terminating zero.
+/// False when the memory cannot be read (the context is lost).
 inline bool read_text(std::uint64_t address, std::string& out) {
   out.clear();
   constexpr std::uint64_t piece = 64, limit = 4096;
   char buffer[piece];
   while (out.size() < limit) {
     const std::size_t bytes = static_cast<std::size_t>(piece - address % piece);
-    if (cudaMemcpy(buffer, reinterpret_cast<const void*>(address), bytes, cudaMemcpyDeviceToHost) != cudaSuccess) {
+    if (cudaMemcpy(buffer, reinterpret_cast<const void*>(address), bytes, cudaMemcpyDefault) != cudaSuccess) {
       (void)cudaGetLastError();
       return false;
     }
