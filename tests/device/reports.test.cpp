@@ -7,7 +7,9 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 using cuguard::violation_kind;
@@ -283,4 +285,27 @@ TEST_CASE("device_buffer copies to and from host memory") {
   buf.copy_from_host(std::vector<int>{1, 2, 3, 4, 5});
   CHECK(buf.to_host() == std::vector<int>{1, 2, 3, 4, 5});
   CHECK_THROWS_AS(buf.copy_from_host(std::vector<int>(6)), std::out_of_range);
+}
+
+TEST_CASE("a recorded text is read in pieces that never cross a 64-byte boundary") {
+  // A text that starts 10 bytes before a boundary and runs 100 characters past it.
+  alignas(64) char memory[256] = {};
+  char* text = memory + 54;
+  for (int i = 0; i < 110; ++i) text[i] = static_cast<char>('a' + i % 26);
+  std::vector<std::pair<std::uintptr_t, std::size_t>> pieces;
+  const auto copy = [&](void* dst, const void* src, std::size_t bytes) {
+    pieces.emplace_back(reinterpret_cast<std::uintptr_t>(src), bytes);
+    std::memcpy(dst, src, bytes);
+    return true;
+  };
+  std::string out;
+  REQUIRE(cuguard::detail::backend::read_text_in_pieces(reinterpret_cast<std::uint64_t>(text), out, copy));
+  CHECK(out == std::string(text));
+  REQUIRE(pieces.size() == 3); // 10 bytes, 64 bytes, then the piece with the terminator
+  for (const auto& [at, bytes] : pieces) CHECK((at % 64) + bytes <= 64);
+  CHECK(pieces[0].second == 10);
+
+  // Memory that cannot be read (a lost context) gives no text.
+  const auto fail = [](void*, const void*, std::size_t) { return false; };
+  CHECK_FALSE(cuguard::detail::backend::read_text_in_pieces(reinterpret_cast<std::uint64_t>(text), out, fail));
 }

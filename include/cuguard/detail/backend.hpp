@@ -51,6 +51,26 @@ inline std::string readable_name(const char* mangled) {
   return name;
 }
 
+/// Reads the zero-terminated text at `address` with `copy(dst, src, bytes)` in pieces that stop at
+/// 64-byte boundaries, so that no copy runs past the end of the memory the text lies in (a
+/// module's globals, a page); at most 4096 characters. False when a copy fails.
+template <class Copy>
+bool read_text_in_pieces(std::uint64_t address, std::string& out, const Copy& copy) {
+  out.clear();
+  constexpr std::uint64_t piece = 64, limit = 4096;
+  char buffer[piece];
+  while (out.size() < limit) {
+    const std::size_t bytes = static_cast<std::size_t>(piece - address % piece);
+    if (!copy(buffer, reinterpret_cast<const void*>(address), bytes)) return false;
+    for (std::size_t i = 0; i < bytes; ++i) {
+      if (buffer[i] == '\0') return true;
+      out += buffer[i];
+    }
+    address += bytes;
+  }
+  return true;
+}
+
 #if CUGUARD_IMPL_EMULATION
 
 // ---------------------------------------------------------------------------------------------
@@ -116,10 +136,14 @@ inline bool memory_space_of(const void* p, memory_space& space, int& device) {
   device = -1;
   return true;
 }
-/// A text that device code pointed to (under emulation, plain host memory).
+/// A text that device code pointed to (under emulation, host memory; read as on a GPU).
 inline bool read_text(std::uint64_t address, std::string& out) {
-  out = reinterpret_cast<const char*>(address);
-  return true;
+  return read_text_in_pieces(address, out, [](void* dst, const void* src, std::size_t bytes) {
+    // Up to the terminating zero only: host memory past a text's end is not the reader's to touch.
+    for (std::size_t i = 0; i < bytes; ++i)
+      if ((static_cast<char*>(dst)[i] = static_cast<const char*>(src)[i]) == '\0') break;
+    return true;
+  });
 }
 inline std::string kernel_name(const void* fn) {
   Dl_info info{};
@@ -185,27 +209,15 @@ inline bool memory_space_of(const void* p, memory_space& space, int& device) {
   }
   return false;
 }
-/// A text that device code pointed to (a string literal of a kernel's module, or a host string a
-/// kernel was given): read in pieces that stop at 64-byte boundaries, so that no copy runs past
-/// the end of the memory it lies in (a module's globals, a page), until its terminating zero.
-/// False when the memory cannot be read (the context is lost).
+/// A text that device code pointed to: a string literal of a kernel's module, or a host string
+/// a kernel was given (cudaMemcpyDefault reads both). False when the memory cannot be read (the
+/// context is lost).
 inline bool read_text(std::uint64_t address, std::string& out) {
-  out.clear();
-  constexpr std::uint64_t piece = 64, limit = 4096;
-  char buffer[piece];
-  while (out.size() < limit) {
-    const std::size_t bytes = static_cast<std::size_t>(piece - address % piece);
-    if (cudaMemcpy(buffer, reinterpret_cast<const void*>(address), bytes, cudaMemcpyDefault) != cudaSuccess) {
-      (void)cudaGetLastError();
-      return false;
-    }
-    for (std::size_t i = 0; i < bytes; ++i) {
-      if (buffer[i] == '\0') return true;
-      out += buffer[i];
-    }
-    address += bytes;
-  }
-  return true;
+  return read_text_in_pieces(address, out, [](void* dst, const void* src, std::size_t bytes) {
+    if (cudaMemcpy(dst, src, bytes, cudaMemcpyDefault) == cudaSuccess) return true;
+    (void)cudaGetLastError();
+    return false;
+  });
 }
 inline std::string kernel_name(const void* fn) {
   const char* name = nullptr;
