@@ -42,8 +42,14 @@ struct raw_tag {};
 struct integer {
   std::int64_t value;
   CUGUARD_HOST_DEVICE constexpr integer() noexcept : value(0) {}
-  template <class I, cuda::std::enable_if_t<is_integer_v<I>, int> = 0>
+  // One constructor per integer type, no enable_if (see CUGUARD_IMPL_INTEGER_TYPES).
+#define CUGUARD_IMPL_INTEGER(I) \
   CUGUARD_HOST_DEVICE constexpr integer(I i) noexcept : value(static_cast<std::int64_t>(i)) {}
+  CUGUARD_IMPL_INTEGER_TYPES(CUGUARD_IMPL_INTEGER)
+#undef CUGUARD_IMPL_INTEGER
+#define CUGUARD_IMPL_NOT_AN_INTEGER(F) integer(F) = delete; // extents and strides must be integers
+  CUGUARD_IMPL_NON_INTEGER_ARITHMETIC_TYPES(CUGUARD_IMPL_NOT_AN_INTEGER)
+#undef CUGUARD_IMPL_NOT_AN_INTEGER
 };
 
 /// An existing array of integers (`std::int64_t shape[3]`) as extents.
@@ -53,6 +59,7 @@ struct integers {
 };
 template <class I, std::size_t N>
 CUGUARD_HOST_DEVICE constexpr integers<N> to_integers(const I (&values)[N]) noexcept {
+  static_assert(is_integer_v<I>, "checked_view: extents, strides and shapes must be integers");
   integers<N> out{};
   for (std::size_t r = 0; r < N; ++r) out.v[r] = integer(values[r]);
   return out;
@@ -139,21 +146,23 @@ class checked_view {
   }
 
   /// The same from arrays of any integer type (`std::int64_t shape[2]`).
-  template <class I, cuda::std::enable_if_t<detail::is_integer_v<I>, int> = 0>
+  /// (These overloads, like every one that takes a source location, use static_assert rather
+  /// than enable_if: see CUGUARD_IMPL_INTEGER_TYPES.)
+  template <class I>
   CUGUARD_HOST_DEVICE checked_view(T* data, const I (&extents)[Rank], const char* label,
                                    location where = location::current())
       : checked_view(data, detail::to_integers(extents).v, label, where) {}
-  template <class I, class J, cuda::std::enable_if_t<detail::is_integer_v<I> && detail::is_integer_v<J>, int> = 0>
+  template <class I, class J>
   CUGUARD_HOST_DEVICE checked_view(T* data, const I (&extents)[Rank], const J (&strides)[Rank], const char* label,
                                    location where = location::current())
       : checked_view(data, detail::to_integers(extents).v, detail::to_integers(strides).v, label, where) {}
 
   /// A view of an mdspan with a strided layout (layout_right, layout_left or layout_stride).
-  template <class Extents, class Layout, class Accessor,
-            cuda::std::enable_if_t<Extents::rank() == Rank, int> = 0>
+  template <class Extents, class Layout, class Accessor>
   CUGUARD_HOST_DEVICE checked_view(const cuda::std::mdspan<T, Extents, Layout, Accessor>& m, const char* label,
                                    location where = location::current())
       : data_(m.data_handle()) {
+    static_assert(Extents::rank() == Rank, "checked_view: the mdspan has another rank");
     static_assert(cuda::std::is_same<Accessor, cuda::std::default_accessor<T>>::value,
                   "checked_view: only mdspans with the default accessor can be viewed");
     static_assert(Layout::template mapping<Extents>::is_always_strided(),
@@ -446,7 +455,7 @@ class checked_view {
     return checked_view<T, N, Index>(detail::raw_tag{}, data_, ext, str, meta());
   }
 
-  template <class I, std::size_t N, cuda::std::enable_if_t<detail::is_integer_v<I>, int> = 0>
+  template <class I, std::size_t N>
   CUGUARD_HOST_DEVICE checked_view<T, N, Index> reshape(const I (&extents)[N],
                                                        location where = location::current()) const {
     return reshape(detail::to_integers(extents).v, where);
@@ -716,7 +725,7 @@ CUGUARD_HOST_DEVICE checked_view<T, Rank> make_view(
   return checked_view<T, Rank>(data, extents, label, where);
 }
 
-template <class I, std::size_t Rank, class T, cuda::std::enable_if_t<detail::is_integer_v<I>, int> = 0>
+template <class I, std::size_t Rank, class T>
 CUGUARD_HOST_DEVICE checked_view<T, Rank> make_view(
     T* data, const I (&extents)[Rank], const char* label,
     cuda::std::source_location where = cuda::std::source_location::current()) {
@@ -731,8 +740,7 @@ CUGUARD_HOST_DEVICE checked_view<T, Rank> make_strided_view(
   return checked_view<T, Rank>(data, extents, strides, label, where);
 }
 
-template <class I, class J, std::size_t Rank, class T,
-          cuda::std::enable_if_t<detail::is_integer_v<I> && detail::is_integer_v<J>, int> = 0>
+template <class I, class J, std::size_t Rank, class T>
 CUGUARD_HOST_DEVICE checked_view<T, Rank> make_strided_view(
     T* data, const I (&extents)[Rank], const J (&strides)[Rank], const char* label,
     cuda::std::source_location where = cuda::std::source_location::current()) {
@@ -774,8 +782,7 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void expect_shape(
 
 /// Asserts that `v` has exactly the given extents; a shape_mismatch violation naming the first
 /// differing dimension (or the rank) otherwise. Not evaluated when checks are off.
-template <class T, std::size_t Rank, class Index, class I, std::size_t N,
-          cuda::std::enable_if_t<detail::is_integer_v<I>, int> = 0>
+template <class T, std::size_t Rank, class Index, class I, std::size_t N>
 CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void expect_shape(
     const checked_view<T, Rank, Index>& v, const I (&extents)[N],
     cuda::std::source_location where = cuda::std::source_location::current()) {

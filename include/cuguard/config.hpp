@@ -81,6 +81,16 @@
 #  define CUGUARD_IMPL_NOINLINE
 #endif
 
+// Every integer type, and the arithmetic types that are not integers. Overload sets whose members
+// take a cuda::std::source_location default argument list these instead of constraining a
+// template with enable_if: nvcc's device pass evaluates such a default argument at the
+// declaration of an enable_if-constrained template of the set (the library's line, not the
+// caller's). tests/static/lines.cu checks every one.
+#define CUGUARD_IMPL_INTEGER_TYPES(X)                                                                  \
+  X(char) X(signed char) X(unsigned char) X(wchar_t) X(char16_t) X(char32_t) X(short) X(unsigned short) \
+  X(int) X(unsigned int) X(long) X(unsigned long) X(long long) X(unsigned long long)
+#define CUGUARD_IMPL_NON_INTEGER_ARITHMETIC_TYPES(X) X(bool) X(float) X(double) X(long double)
+
 // Lets a __host__ __device__ template call what its arguments provide (host-only callables
 // included) without nvcc's execution-space diagnostics.
 #if defined(__CUDACC__)

@@ -232,6 +232,11 @@ def main():
             continue
         if regs_on - regs_off > budget["extra_registers"]:
             failures.append(f"{key}: checks add {regs_on - regs_off} registers, budget {budget['extra_registers']}")
+        need_on = next(r[9][0] for r in rows if r[0] == key)
+        if "registers_needed" not in budget:
+            failures.append(f"{key}: no registers_needed budget in {args.budgets}")
+        elif need_on > budget["registers_needed"]:
+            failures.append(f"{key}: needs {need_on} registers with checks on, budget {budget['registers_needed']}")
         if ins_on > budget["instructions"]:
             failures.append(f"{key}: {ins_on} PTX instructions with checks on, budget {budget['instructions']}")
 

@@ -24,6 +24,12 @@ inline constexpr bool is_integer_v =
 
 template <class T>
 struct is_checked_index : cuda::std::false_type {};
+} // namespace detail
+
+template <class Index>
+class checked_index;
+
+namespace detail {
 
 /// An integer or a checked_index: what views accept as an index.
 template <class T>
@@ -40,30 +46,36 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE bool in_device_code() noexcept {
 #endif
 }
 
-/// The first index of an access, when it is an integer. Its converting constructor takes the
+/// The first index of an access, when it is an integer. Its converting constructors take the
 /// caller's source location as a default argument: that is how a check reports the line of the
-/// offending expression. Kept to scalars, so that compilers leave it in registers and build the
-/// arguments of the cold call only on the cold path.
+/// offending expression. One constructor per integer type (no enable_if: see
+/// CUGUARD_IMPL_INTEGER_TYPES); floating-point and bool indices are deleted. Kept to scalars, so
+/// that compilers leave it in registers.
 struct first_index {
   std::int64_t value;
   cuda::std::source_location where;
 
-  template <class I, cuda::std::enable_if_t<is_integer_v<I>, int> = 0>
-  CUGUARD_HOST_DEVICE constexpr first_index(
-      I i, cuda::std::source_location w = cuda::std::source_location::current()) noexcept
+#define CUGUARD_IMPL_FIRST_INDEX(I)                                                                     \
+  CUGUARD_HOST_DEVICE constexpr first_index(I i, cuda::std::source_location w = cuda::std::source_location::current()) \
+      noexcept                                                                                          \
       : value(static_cast<std::int64_t>(i)), where(w) {}
+  CUGUARD_IMPL_INTEGER_TYPES(CUGUARD_IMPL_FIRST_INDEX)
+#undef CUGUARD_IMPL_FIRST_INDEX
+#define CUGUARD_IMPL_NOT_AN_INDEX(F) first_index(F) = delete; // indices must be integers
+  CUGUARD_IMPL_NON_INTEGER_ARITHMETIC_TYPES(CUGUARD_IMPL_NOT_AN_INDEX)
+#undef CUGUARD_IMPL_NOT_AN_INDEX
 };
 
 /// The first index of an access, when it is a checked_index: the value, its origin and the
-/// caller's source location.
+/// caller's source location (an unconstrained template: it only deduces from checked_index).
 struct first_checked_index {
   std::int64_t value;
   origin_info origin;
   cuda::std::source_location where;
 
-  template <class C, cuda::std::enable_if_t<is_checked_index<C>::value, int> = 0>
+  template <class I>
   CUGUARD_HOST_DEVICE constexpr first_checked_index(
-      const C& i, cuda::std::source_location w = cuda::std::source_location::current()) noexcept
+      const checked_index<I>& i, cuda::std::source_location w = cuda::std::source_location::current()) noexcept
       : value(static_cast<std::int64_t>(i.value())), origin(i.origin()), where(w) {}
 };
 
