@@ -342,7 +342,7 @@ inline bool launch_blocking() {
 /// can go on); a CUDA error throws cuda_error naming the launch it follows. A trapped kernel
 /// still yields its recorded report.
 inline void check(cudaStream_t stream = nullptr) {
-  const detail::backend::status err = detail::backend::synchronize(stream);
+  detail::backend::status err = detail::backend::synchronize(stream);
   detail::runtime_state& rt = detail::runtime();
 #if CUGUARD_IMPL_EMULATION
   bool lost = false;
@@ -351,7 +351,7 @@ inline void check(cudaStream_t stream = nullptr) {
     lost = rt.context_lost;
   }
 #else
-  const bool lost = err != 0;
+  bool lost = err != 0;
 #endif
 #if CUGUARD_IMPL_CHECKS
   detail::device_runtime* ready = nullptr;
@@ -379,6 +379,20 @@ inline void check(cudaStream_t stream = nullptr) {
     const bool recorded =
         have_counters ? counters.claim != 0u : __atomic_load_n(&ch->started, __ATOMIC_ACQUIRE) != 0u;
     if (recorded) {
+#  if !CUGUARD_IMPL_EMULATION
+      // A kernel of another stream may still be writing the record (or counting): let every
+      // kernel finish before the record is read and cleared.
+      if (!lost) {
+        const cudaError_t all = cudaDeviceSynchronize();
+        if (all != cudaSuccess) {
+          err = all;
+          lost = true;
+          have_counters = false;
+        } else {
+          have_counters = cudaMemcpy(&counters, d.counters, sizeof counters, cudaMemcpyDeviceToHost) == cudaSuccess;
+        }
+      }
+#  endif
       const bool complete = __atomic_load_n(&ch->ready, __ATOMIC_ACQUIRE) != 0u;
       violation v;
       std::memcpy(&v, &ch->record, sizeof v);
@@ -401,7 +415,8 @@ inline void check(cudaStream_t stream = nullptr) {
       std::string note;
       if (!complete) note += "\n  (the record is incomplete: the kernel stopped while writing it)";
       if (p.file != 0 || p.function != 0 || p.type != 0 || p.label != 0 || p.origin_label != 0)
-        note += "\n  (names in device memory could not be read: the CUDA context is lost)";
+        note += lost ? "\n  (names in device memory could not be read: the CUDA context is lost)"
+                     : "\n  (some names in device memory could not be read)";
       if (lost) {
         note += "\n  (the kernel trapped";
 #  if !CUGUARD_IMPL_EMULATION

@@ -305,6 +305,16 @@ TEST_CASE("a recorded text is read in pieces that never cross a 64-byte boundary
   for (const auto& [at, bytes] : pieces) CHECK((at % 64) + bytes <= 64);
   CHECK(pieces[0].second == 10);
 
+  // Memory that ends right after the text: the piece that would run past it falls back to bytes.
+  const auto end = reinterpret_cast<std::uintptr_t>(text) + std::strlen(text) + 1;
+  const auto bounded = [&](void* dst, const void* src, std::size_t bytes) {
+    if (reinterpret_cast<std::uintptr_t>(src) + bytes > end) return false;
+    std::memcpy(dst, src, bytes);
+    return true;
+  };
+  REQUIRE(cuguard::detail::backend::read_text_in_pieces(reinterpret_cast<std::uint64_t>(text), out, bounded));
+  CHECK(out == std::string(text));
+
   // Memory that cannot be read (a lost context) gives no text.
   const auto fail = [](void*, const void*, std::size_t) { return false; };
   CHECK_FALSE(cuguard::detail::backend::read_text_in_pieces(reinterpret_cast<std::uint64_t>(text), out, fail));

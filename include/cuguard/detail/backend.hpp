@@ -53,15 +53,20 @@ inline std::string readable_name(const char* mangled) {
 
 /// Reads the zero-terminated text at `address` with `copy(dst, src, bytes)` in pieces that stop at
 /// 64-byte boundaries, so that no copy runs past the end of the memory the text lies in (a
-/// module's globals, a page); at most 4096 characters. False when a copy fails.
+/// module's globals, a page), or byte by byte where a piece cannot be copied; at most about 4096
+/// characters. False when nothing could be read.
 template <class Copy>
 bool read_text_in_pieces(std::uint64_t address, std::string& out, const Copy& copy) {
   out.clear();
   constexpr std::uint64_t piece = 64, limit = 4096;
   char buffer[piece];
   while (out.size() < limit) {
-    const std::size_t bytes = static_cast<std::size_t>(piece - address % piece);
-    if (!copy(buffer, reinterpret_cast<const void*>(address), bytes)) return false;
+    std::size_t bytes = static_cast<std::size_t>(piece - address % piece);
+    if (!copy(buffer, reinterpret_cast<const void*>(address), bytes)) {
+      // The piece may run past the end of the memory the text lies in: one byte, then.
+      bytes = 1;
+      if (!copy(buffer, reinterpret_cast<const void*>(address), bytes)) return !out.empty();
+    }
     for (std::size_t i = 0; i < bytes; ++i) {
       if (buffer[i] == '\0') return true;
       out += buffer[i];
