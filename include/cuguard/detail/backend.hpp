@@ -214,12 +214,13 @@ inline bool memory_space_of(const void* p, memory_space& space, int& device) {
   }
   return false;
 }
-/// A text that device code pointed to: a string literal of a kernel's module, or a host string
-/// a kernel was given (cudaMemcpyDefault reads both). False when the memory cannot be read (the
-/// context is lost).
+/// A text in device memory that device code pointed to (a string literal of a kernel's module).
+/// Copied as device memory only: an address that is not (a label in shared or local memory, a
+/// freed buffer) fails the copy instead of being read as host memory. False when the memory
+/// cannot be read (or the context is lost).
 inline bool read_text(std::uint64_t address, std::string& out) {
   return read_text_in_pieces(address, out, [](void* dst, const void* src, std::size_t bytes) {
-    if (cudaMemcpy(dst, src, bytes, cudaMemcpyDefault) == cudaSuccess) return true;
+    if (cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost) == cudaSuccess) return true;
     (void)cudaGetLastError();
     return false;
   });
