@@ -90,15 +90,18 @@ T atomic_update(T* address, Op op) noexcept {
     }
     return old;
   } else {
-    using bits_t = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+    static_assert(sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8, "emulated atomics take 2-, 4- or 8-byte values");
+    // The value's own width: a wider compare-and-swap would rewrite the neighbouring elements.
+    using bits_t = std::conditional_t<sizeof(T) == 2, std::uint16_t,
+                                      std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>;
     auto* raw = reinterpret_cast<bits_t*>(address);
     bits_t old = __atomic_load_n(raw, __ATOMIC_RELAXED);
     for (;;) {
       T value;
-      std::memcpy(&value, &old, sizeof value);
+      std::memcpy(static_cast<void*>(&value), &old, sizeof value);
       const T next = op(value);
       bits_t next_bits;
-      std::memcpy(&next_bits, &next, sizeof next_bits);
+      std::memcpy(&next_bits, static_cast<const void*>(&next), sizeof next_bits);
       if (__atomic_compare_exchange_n(raw, &old, next_bits, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) return value;
     }
   }
@@ -182,7 +185,20 @@ inline T __ldg(const T* p) { return *p; }
     const T v = static_cast<T>(value);                                                            \
     return ::cuguard::emulation::detail::atomic_update(address, [v](T old) { return EXPR; });     \
   }
-CUGUARD_IMPL_EMU_ATOMIC(atomicAdd, static_cast<T>(old + v))
+/// CUDA's atomicAdd exists for these element types only (int, unsigned int, unsigned long long,
+/// float, double, __half, __nv_bfloat16): emulation rejects the others as nvcc does.
+template <class T>
+inline constexpr bool cuda_atomic_add_type_v =
+    std::is_same<T, int>::value || std::is_same<T, unsigned int>::value ||
+    std::is_same<T, unsigned long long>::value || std::is_same<T, float>::value || std::is_same<T, double>::value ||
+    (!std::is_integral<T>::value && sizeof(T) == 2);
+template <class T, class U>
+inline T atomicAdd(T* address, U value) {
+  static_assert(cuda_atomic_add_type_v<T>, "atomicAdd: CUDA has no atomicAdd for this type (64-bit signed integers: "
+                                           "add through unsigned long long)");
+  const T v = static_cast<T>(value);
+  return ::cuguard::emulation::detail::atomic_update(address, [v](T old) { return static_cast<T>(old + v); });
+}
 CUGUARD_IMPL_EMU_ATOMIC(atomicSub, static_cast<T>(old - v))
 CUGUARD_IMPL_EMU_ATOMIC(atomicExch, ((void)old, v))
 CUGUARD_IMPL_EMU_ATOMIC(atomicMax, old < v ? v : old)

@@ -6,6 +6,8 @@
 #include <cuguard/cuguard.hpp>
 #include <doctest/doctest.h>
 
+#include <cuda_fp16.h>
+
 #include <cstdint>
 #include <numeric>
 #include <vector>
@@ -21,6 +23,10 @@ __global__ void reverse_blocks(cuguard::checked_view<const int, 1> in, cuguard::
   __syncthreads();
   out[base + static_cast<int>(threadIdx.x)] = tile[63 - static_cast<int>(threadIdx.x)];
 }
+
+// Every thread adds 1 to element 1 of four halves: an atomic on a 2-byte value must leave its
+// neighbours alone.
+__global__ void half_atomics(cuguard::checked_view<__half, 1> values) { atomicAdd(&values[1], __float2half(1.0f)); }
 
 // Warp sum with __shfl_xor_sync, one atomicAdd per warp.
 __global__ void warp_sum(cuguard::checked_view<const int, 1> in, cuguard::checked_view<int, 1> total) {
@@ -86,6 +92,18 @@ TEST_CASE("__shfl_xor_sync and atomicAdd compute a sum") {
   cuguard::launch(device_tests::warp_sum, 2, 128, d_in.view(), total.view());
   cuguard::check();
   CHECK(total.to_host()[0] == 256 * 257 / 2);
+}
+
+TEST_CASE("atomicAdd on __half changes only its element") {
+  cuguard::device_buffer<__half> values(4, "values");
+  values.copy_from_host(std::vector<__half>{__float2half(3.0f), __float2half(0.0f), __float2half(5.0f), __float2half(7.0f)});
+  cuguard::launch(device_tests::half_atomics, 1, 64, values.view());
+  cuguard::check();
+  const std::vector<__half> h = values.to_host();
+  CHECK(__half2float(h[0]) == 3.0f);
+  CHECK(__half2float(h[1]) == 64.0f);
+  CHECK(__half2float(h[2]) == 5.0f);
+  CHECK(__half2float(h[3]) == 7.0f);
 }
 
 TEST_CASE("__shfl_sync, __shfl_down_sync and __ballot_sync follow CUDA's lane rules") {

@@ -81,6 +81,20 @@ TEST_CASE("scatter_add matches the reference, duplicate indices adding up") {
   CHECK(max_relative_error(d_out.to_host(), want.data) < 1e-12);
 }
 
+TEST_CASE("scatter_add adds int64 values, PyTorch's default integer type, carries included") {
+  const std::vector<std::int64_t> index = {0, 2, 0, 1, 2, 0}; // [6, 1]
+  std::vector<std::int64_t> src(6);
+  for (std::size_t i = 0; i < src.size(); ++i) src[i] = (std::int64_t{1} << 40) + 0xffffffffLL * static_cast<std::int64_t>(i) - 7;
+  std::vector<std::int64_t> want(3, -5);
+  for (std::size_t i = 0; i < index.size(); ++i) want[static_cast<std::size_t>(index[i])] += src[i];
+  auto d_out = upload<std::int64_t>(std::vector<std::int64_t>(3, -5), "out");
+  auto d_index = upload<std::int64_t>(index, "index");
+  auto d_src = upload<std::int64_t>(src, "src");
+  k::scatter_add(d_out.view({3, 1}), 0, d_index.view({6, 1}), d_src.view({6, 1}));
+  cuguard::check();
+  CHECK(d_out.to_host() == want);
+}
+
 TEST_CASE("masked_rows keeps the selected rows in order") {
   const auto input = random_tensor({1500, 5}, 40); // more rows than one scan chunk
   std::vector<int> mask(1500);

@@ -95,8 +95,8 @@ __global__ void scatter_add_kernel(raw<T, R> out, int dim, raw<const I, R> index
 }
 
 template <class M>
-__global__ void mask_positions_kernel(raw<const M, 1> mask, raw<std::int64_t, 1> positions,
-                                      raw<std::int64_t, 1> count) {
+__global__ void __launch_bounds__(1024)
+    mask_positions_kernel(raw<const M, 1> mask, raw<std::int64_t, 1> positions, raw<std::int64_t, 1> count) {
   __shared__ std::int64_t scan[1024];
   const std::int64_t threads = blockDim.x;
   const std::int64_t t = threadIdx.x;

@@ -56,6 +56,24 @@ __global__ void gather_kernel(checked_view<const T, R> input, int dim, checked_v
 
 /// out[p with p[dim] replaced by index[p]] += src[p] for every position p of index (PyTorch's
 /// scatter_add_), with atomics: duplicate indices add up.
+namespace detail {
+/// Threads of mask_positions_kernel's one block (its launch bounds: checked builds, -G builds
+/// included, must fit 1024 threads' registers).
+inline constexpr int scan_threads = 1024;
+
+/// atomicAdd for every element type scatter_add takes. CUDA has it for int, unsigned int,
+/// unsigned long long, float, double, __half and __nv_bfloat16; other 64-bit integers (int64_t,
+/// PyTorch's default) add through unsigned long long, which two's complement makes the same sum.
+template <class T>
+__device__ inline void atomic_add(T* address, T value) {
+  if constexpr (std::is_integral<T>::value && sizeof(T) == 8) {
+    atomicAdd(reinterpret_cast<unsigned long long*>(address), static_cast<unsigned long long>(value));
+  } else {
+    atomicAdd(address, value);
+  }
+}
+} // namespace detail
+
 template <class T, class I, std::size_t R>
 __global__ void scatter_add_kernel(checked_view<T, R> out, int dim, checked_view<const I, R> index,
                                    checked_view<const T, R> src) {
@@ -68,16 +86,17 @@ __global__ void scatter_add_kernel(checked_view<T, R> out, int dim, checked_view
     const checked_index<std::int64_t> dst(index_from(index, pos));
     checked_index<std::int64_t> to[R];
     for (std::size_t r = 0; r < R; ++r) to[r] = static_cast<int>(r) == dim ? dst : checked_index<std::int64_t>(pos[r]);
-    atomicAdd(&out.at(to), src.at(pos)); // cuguard-kernel-access: scatter_add
+    detail::atomic_add(&out.at(to), src.at(pos)); // cuguard-kernel-access: scatter_add
   }
 }
 
 /// positions[i] = number of selected rows before i, or -1 where mask[i] is 0; count[0] = the
 /// number of selected rows. One block; a block-wide scan per chunk of blockDim.x rows.
 template <class M>
-__global__ void mask_positions_kernel(checked_view<const M, 1> mask, checked_view<std::int64_t, 1> positions,
-                                      checked_view<std::int64_t, 1> count) {
-  __shared__ std::int64_t storage[1024];
+__global__ void __launch_bounds__(detail::scan_threads)
+    mask_positions_kernel(checked_view<const M, 1> mask, checked_view<std::int64_t, 1> positions,
+                          checked_view<std::int64_t, 1> count) {
+  __shared__ std::int64_t storage[detail::scan_threads];
   auto scan = make_view(storage, {static_cast<std::int64_t>(blockDim.x)}, "scan");
   const std::int64_t t = threadIdx.x;
   std::int64_t base = 0;
@@ -221,7 +240,7 @@ void masked_rows_impl(checked_view<const T, 2> input, checked_view<const M, 1> m
   const std::size_t n = static_cast<std::size_t>(input.extent(0));
   device_buffer<std::int64_t> positions(n == 0 ? 1 : n, "masked_rows positions", stream);
   device_buffer<std::int64_t> count(1, "masked_rows count", stream);
-  launch({dim3(1), dim3(1024), 0, stream, nullptr, where}, mask_positions_kernel<M>, mask,
+  launch({dim3(1), dim3(detail::scan_threads), 0, stream, nullptr, where}, mask_positions_kernel<M>, mask,
          positions.view({static_cast<std::int64_t>(n)}), count.view());
   std::int64_t selected = 0;
   count.copy_to_host(&selected, 1);
