@@ -119,7 +119,9 @@ class checked_view {
   checked_view() = default;
 
   /// A contiguous row-major view of `data` with the given extents. `label` names the view in
-  /// reports; it must outlive the view (a string literal is the usual choice).
+  /// reports; it must outlive the view (a string literal is the usual choice). In device code it
+  /// must be device memory, as a string literal there is: a host string passed to a kernel
+  /// cannot be read by the report.
   CUGUARD_HOST_DEVICE checked_view(T* data, const detail::integer (&extents)[Rank], const char* label,
                                    location where = location::current())
       : data_(data) {
@@ -475,7 +477,8 @@ class checked_view {
   }
   CUGUARD_HOST_DEVICE explicit operator mdspan_type() const { return to_mdspan(); }
 
-  /// A view of the same memory with every check of this build but a new label.
+  /// A view of the same memory with every check of this build but a new label (in device code,
+  /// a string literal: see the constructor).
   CUGUARD_HOST_DEVICE checked_view relabel(const char* label) const noexcept {
     checked_view out = *this;
 #if CUGUARD_IMPL_CHECKS
