@@ -205,6 +205,24 @@ inline std::string describe_launch(const launch_entry& e) {
   return s;
 }
 
+#if CUGUARD_IMPL_CHECKS && !CUGUARD_IMPL_EMULATION
+/// Writes the number of the launch that follows it on the stream: what a launch being captured
+/// into a CUDA graph records instead of a copy from pageable memory, which capture forbids.
+template <int = 0>
+__global__ void set_launch_id(unsigned long long* cell, unsigned long long id) {
+  *cell = id;
+}
+
+inline bool capturing(cudaStream_t stream) {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(stream, &status) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  return status == cudaStreamCaptureStatusActive;
+}
+#endif
+
 /// Numbers the launch, remembers it, and makes the device see its number in stream order.
 inline launch_entry begin_launch(const launch_config& config, const void* kernel) {
   runtime_state& rt = runtime();
@@ -229,8 +247,13 @@ inline launch_entry begin_launch(const launch_config& config, const void* kernel
   rt.emulated_launch_id = e.id;
 #  else
   const unsigned long long id = e.id; // pageable source: copied before cudaMemcpyAsync returns
-  if (const backend::status s = cudaMemcpyAsync(d.launch_id, &id, sizeof id, cudaMemcpyHostToDevice, config.stream))
+  if (capturing(config.stream)) {
+    set_launch_id<<<1, 1, 0, config.stream>>>(d.launch_id, id); // a node of the graph
+    if (const cudaError_t s = cudaGetLastError()) throw_cuda(s, "cannot record " + describe_launch(e));
+  } else if (const backend::status s =
+                 cudaMemcpyAsync(d.launch_id, &id, sizeof id, cudaMemcpyHostToDevice, config.stream)) {
     throw_cuda(s, "cannot record " + describe_launch(e));
+  }
 #  endif
 #else
   if (device >= 0 && device < runtime_state::max_devices) rt.devices[device].last_launch = e.id;

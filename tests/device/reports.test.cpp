@@ -258,6 +258,32 @@ CUGUARD_CHECKED_TEST("host code reading device memory reports wrong_memory_space
 // Launch
 // -------------------------------------------------------------------------------------------------
 
+#if !CUGUARD_IMPL_EMULATION
+CUGUARD_CHECKED_TEST("a launch captured into a CUDA graph reports when the graph runs") {
+  cuguard::device_buffer<float> buf(64, "captured");
+  cudaStream_t stream = nullptr;
+  REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess);
+  cuguard::launch({dim3(1), dim3(32), 0, stream}, device_tests::iota, buf.view()); // channel made before capture
+  cuguard::check(stream);
+  cudaGraph_t graph = nullptr;
+  REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal) == cudaSuccess);
+  cuguard::launch({dim3(2), dim3(32), 0, stream}, device_tests::write_at, buf.view(), 70);
+  REQUIRE(cudaStreamEndCapture(stream, &graph) == cudaSuccess);
+  cudaGraphExec_t exec = nullptr;
+  REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
+  REQUIRE(cudaGraphLaunch(exec, stream) == cudaSuccess);
+  cuguard_test::caught c;
+  CUGUARD_TEST_CATCH(c, cuguard::check(stream));
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  cudaStreamDestroy(stream);
+  REQUIRE(c.thrown);
+  CHECK(c.report.line == device_tests::write_at_line);
+  CHECK(c.report.index[0] == 70);
+  CHECK(std::string(c.report.launch.kernel).find("write_at") != std::string::npos);
+}
+#endif
+
 CUGUARD_CHECKED_TEST("with CUGUARD_LAUNCH_BLOCKING=1 the launch itself reports the violation") {
   cuguard::device_buffer<float> buf(64, "blocking");
   ::setenv("CUGUARD_LAUNCH_BLOCKING", "1", 1);
