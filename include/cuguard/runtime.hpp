@@ -15,6 +15,7 @@
 
 #include <cuda/std/source_location>
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -87,6 +88,9 @@ struct device_runtime {
   unsigned long long* launch_id = nullptr;
   unsigned symbols_version = ~0u;
   std::uint64_t last_launch = 0;
+  /// Streams launched on since the whole device was last checked (at most a few are kept): with
+  /// more than one, kernels may have overlapped, and a report may name another stream's launch.
+  std::vector<cudaStream_t> streams;
 };
 
 struct runtime_state {
@@ -243,6 +247,8 @@ inline launch_entry begin_launch(const launch_config& config, const void* kernel
 #if CUGUARD_IMPL_CHECKS
   device_runtime& d = ensure_device_locked(device);
   d.last_launch = e.id;
+  if (d.streams.size() < 4 && std::find(d.streams.begin(), d.streams.end(), config.stream) == d.streams.end())
+    d.streams.push_back(config.stream);
 #  if CUGUARD_IMPL_EMULATION
   rt.emulated_launch_id = e.id;
 #  else
@@ -437,6 +443,15 @@ inline void check(cudaStream_t stream = nullptr) {
       detail::complete_record(v, p);
       std::string note;
       if (!complete) note += "\n  (the record is incomplete: the kernel stopped while writing it)";
+      {
+        std::lock_guard<std::mutex> lock(rt.mutex);
+        if (d.streams.size() > 1)
+          note += "\n  (launches on " + std::to_string(d.streams.size()) +
+                  (d.streams.size() == 4 ? " or more" : "") +
+                  " streams since the last check: the launch named is the last one started before the "
+                  "violation, which may belong to another stream when kernels overlap)";
+        d.streams.clear();
+      }
       if (p.file != 0 || p.function != 0 || p.type != 0 || p.label != 0 || p.origin_label != 0)
         note += lost ? "\n  (names in device memory could not be read: the CUDA context is lost)"
                      : "\n  (some names in device memory could not be read)";
@@ -448,6 +463,10 @@ inline void check(cudaStream_t stream = nullptr) {
         note += "; the CUDA context is lost and this process cannot launch again)";
       }
       throw violation_error(v, note);
+    }
+    if (stream == nullptr) { // every stream waited for: no kernel overlaps what comes next
+      std::lock_guard<std::mutex> lock(rt.mutex);
+      d.streams.clear();
     }
   }
 #endif

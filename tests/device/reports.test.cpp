@@ -258,6 +258,35 @@ CUGUARD_CHECKED_TEST("host code reading device memory reports wrong_memory_space
 // Launch
 // -------------------------------------------------------------------------------------------------
 
+CUGUARD_CHECKED_TEST("a report after launches on several streams says the launch named may be another's") {
+  cuguard::device_buffer<float> buf(64, "streams");
+#if CUGUARD_IMPL_EMULATION
+  // Emulation runs every launch at once; two distinct handles are all the runtime sees.
+  const auto first = reinterpret_cast<cudaStream_t>(std::uintptr_t{16});
+  const auto second = reinterpret_cast<cudaStream_t>(std::uintptr_t{32});
+#else
+  cudaStream_t first = nullptr, second = nullptr;
+  REQUIRE(cudaStreamCreateWithFlags(&first, cudaStreamNonBlocking) == cudaSuccess);
+  REQUIRE(cudaStreamCreateWithFlags(&second, cudaStreamNonBlocking) == cudaSuccess);
+#endif
+  cuguard::check(); // a fresh start: no stream launched on since
+  cuguard::launch({dim3(1), dim3(32), 0, first}, device_tests::iota, buf.view());
+  cuguard::launch({dim3(2), dim3(32), 0, second}, device_tests::write_at, buf.view(), 70);
+  const auto two = checked();
+  REQUIRE(two.thrown);
+  CHECK(two.what.find("launches on 2 streams since the last check") != std::string::npos);
+
+  // One stream only: no such note.
+  cuguard::launch({dim3(2), dim3(32), 0, second}, device_tests::write_at, buf.view(), 70);
+  const auto one = checked();
+  REQUIRE(one.thrown);
+  CHECK(one.what.find("streams since the last check") == std::string::npos);
+#if !CUGUARD_IMPL_EMULATION
+  cudaStreamDestroy(first);
+  cudaStreamDestroy(second);
+#endif
+}
+
 #if !CUGUARD_IMPL_EMULATION
 CUGUARD_CHECKED_TEST("a launch captured into a CUDA graph reports when the graph runs") {
   cuguard::device_buffer<float> buf(64, "captured");
