@@ -105,9 +105,6 @@ struct runtime_state {
 #if CUGUARD_IMPL_EMULATION
   unsigned long long emulated_launch_id = 0;
   bool context_lost = false; ///< an emulated kernel trapped
-#else
-  std::uint32_t* staging = nullptr; ///< pinned ring of generation values for stream-ordered updates
-  std::size_t staging_next = 0;
 #endif
 };
 
@@ -157,11 +154,6 @@ inline device_runtime& ensure_device_locked(int device) {
     cudaDeviceSynchronize(); // once per device: kernels on any stream see the initialized state
     d.generations = static_cast<std::uint32_t*>(table);
     d.launch_id = static_cast<unsigned long long*>(launch_id);
-    if (rt.staging == nullptr) {
-      void* staging = nullptr;
-      if (cudaHostAlloc(&staging, lifetime_slots * sizeof(std::uint32_t), cudaHostAllocPortable) == cudaSuccess)
-        rt.staging = static_cast<std::uint32_t*>(staging);
-    }
 #else
     d.launch_id = &rt.emulated_launch_id;
 #endif
@@ -210,11 +202,19 @@ inline std::string describe_launch(const launch_entry& e) {
 }
 
 #if CUGUARD_IMPL_CHECKS && !CUGUARD_IMPL_EMULATION
-/// Writes the number of the launch that follows it on the stream: what a launch being captured
-/// into a CUDA graph records instead of a copy from pageable memory, which capture forbids.
-template <int = 0>
-__global__ void set_launch_id(unsigned long long* cell, unsigned long long id) {
-  *cell = id;
+/// Writes `value` to device memory in stream order, the value travelling as a kernel argument:
+/// no host buffer that a later update could overwrite before the copy ran, and a node that a
+/// CUDA graph capture can record (a copy from pageable memory cannot be captured).
+template <class T>
+__global__ void store_value(T* cell, T value) {
+  *cell = value;
+}
+template <class T>
+inline cudaError_t store_async(T* cell, T value, cudaStream_t stream) {
+  void* args[] = {&cell, &value};
+  const cudaError_t s = cudaLaunchKernel(reinterpret_cast<const void*>(&store_value<T>), dim3(1), dim3(1), args, 0, stream);
+  if (s != cudaSuccess) (void)cudaGetLastError(); // this launch's error only
+  return s;
 }
 
 inline bool capturing(cudaStream_t stream) {
@@ -254,8 +254,8 @@ inline launch_entry begin_launch(const launch_config& config, const void* kernel
 #  else
   const unsigned long long id = e.id; // pageable source: copied before cudaMemcpyAsync returns
   if (capturing(config.stream)) {
-    set_launch_id<<<1, 1, 0, config.stream>>>(d.launch_id, id); // a node of the graph
-    if (const cudaError_t s = cudaGetLastError()) throw_cuda(s, "cannot record " + describe_launch(e));
+    if (const cudaError_t s = store_async(d.launch_id, id, config.stream)) // a node of the graph
+      throw_cuda(s, "cannot record " + describe_launch(e));
   } else if (const backend::status s =
                  cudaMemcpyAsync(d.launch_id, &id, sizeof id, cudaMemcpyHostToDevice, config.stream)) {
     throw_cuda(s, "cannot record " + describe_launch(e));
@@ -652,11 +652,9 @@ inline void update_device_generation(std::uint32_t slot, std::uint32_t generatio
   for (int dev = 0; dev < runtime_state::max_devices; ++dev) {
     device_runtime& d = rt.devices[dev];
     if (!d.ready) continue;
-    if (dev == current && rt.staging != nullptr) {
-      std::uint32_t* cell = rt.staging + (rt.staging_next++ % lifetime_slots);
-      *cell = generation;
-      cudaMemcpyAsync(d.generations + slot, cell, sizeof *cell, cudaMemcpyHostToDevice,
-                      static_cast<cudaStream_t>(stream));
+    if (dev == current) {
+      // A failed update leaves the slot's old generation: a use after free that goes unreported.
+      (void)store_async(d.generations + slot, generation, static_cast<cudaStream_t>(stream));
     } else {
       cudaSetDevice(dev);
       cudaMemcpy(d.generations + slot, &generation, sizeof generation, cudaMemcpyHostToDevice);
