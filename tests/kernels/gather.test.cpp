@@ -109,6 +109,25 @@ TEST_CASE("masked_rows keeps the selected rows in order") {
   CHECK(max_relative_error(d_out.to_host(), want.data) < 1e-6);
 }
 
+TEST_CASE("masked_rows over more blocks than one scan chunk of their counts") {
+  // 1025 blocks of 256 rows: the per-block counts themselves take two chunks of the scan.
+  const std::int64_t rows = 1025 * 256;
+  std::vector<unsigned char> mask(static_cast<std::size_t>(rows));
+  std::vector<float> input(mask.size());
+  std::vector<float> want;
+  for (std::size_t i = 0; i < mask.size(); ++i) {
+    input[i] = static_cast<float>(i);
+    mask[i] = i % 3 == 1 || i + 1 == mask.size() ? 1 : 0;
+    if (mask[i] != 0) want.push_back(input[i]);
+  }
+  auto d_in = upload<float>(input, "input");
+  auto d_mask = upload<unsigned char>(mask, "mask");
+  cuguard::device_buffer<float> d_out(want.size(), "out");
+  k::masked_rows(d_in.view({rows, 1}), d_mask.view(), d_out.view({static_cast<std::int64_t>(want.size()), 1}));
+  cuguard::check();
+  CHECK(d_out.to_host() == want);
+}
+
 // -------------------------------------------------------------------------------------------------
 // Planted bugs: the report names the kernel's own access line, the tensor and the bad index
 // -------------------------------------------------------------------------------------------------

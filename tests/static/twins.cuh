@@ -94,29 +94,56 @@ __global__ void scatter_add_kernel(raw<T, R> out, int dim, raw<const I, R> index
   }
 }
 
-template <class M>
-__global__ void __launch_bounds__(1024)
-    mask_positions_kernel(raw<const M, 1> mask, raw<std::int64_t, 1> positions, raw<std::int64_t, 1> count) {
-  __shared__ std::int64_t scan[1024];
-  const std::int64_t threads = blockDim.x;
+__device__ inline std::int64_t block_inclusive_scan(std::int64_t* scan, std::int64_t value) {
   const std::int64_t t = threadIdx.x;
-  std::int64_t base = 0;
-  for (std::int64_t chunk = 0; chunk < mask.extent[0]; chunk += threads) {
-    const std::int64_t i = chunk + t;
-    const std::int64_t flag = i < mask.extent[0] && mask.data[i * mask.stride[0]] != M{} ? 1 : 0;
-    scan[t] = flag;
+  scan[t] = value;
+  __syncthreads();
+  for (std::int64_t offset = 1; offset < blockDim.x; offset *= 2) {
+    const std::int64_t add = t >= offset ? scan[t - offset] : 0;
     __syncthreads();
-    for (std::int64_t offset = 1; offset < threads; offset *= 2) {
-      const std::int64_t add = t >= offset ? scan[t - offset] : 0;
-      __syncthreads();
-      scan[t] += add;
-      __syncthreads();
-    }
-    if (i < mask.extent[0]) positions.data[i * positions.stride[0]] = flag ? base + scan[t] - 1 : -1;
-    base += scan[threads - 1];
+    scan[t] += add;
     __syncthreads();
   }
-  if (t == 0) count.data[0] = base;
+  const std::int64_t sum = scan[t];
+  __syncthreads();
+  return sum;
+}
+
+template <class M>
+__global__ void mask_counts_kernel(raw<const M, 1> mask, raw<std::int64_t, 1> counts) {
+  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const int selected = __syncthreads_count(i < mask.extent[0] && mask.data[i * mask.stride[0]] != M{});
+  if (threadIdx.x == 0) counts.data[blockIdx.x * counts.stride[0]] = selected;
+}
+
+template <class I>
+__global__ void __launch_bounds__(1024) exclusive_scan_kernel(raw<I, 1> values, raw<I, 1> total) {
+  __shared__ std::int64_t scan[1024];
+  const std::int64_t threads = blockDim.x;
+  std::int64_t base = 0;
+  for (std::int64_t chunk = 0; chunk < values.extent[0]; chunk += threads) {
+    const std::int64_t i = chunk + threadIdx.x;
+    const std::int64_t value = i < values.extent[0] ? values.data[i * values.stride[0]] : 0;
+    const std::int64_t inclusive = block_inclusive_scan(scan, value);
+    if (i < values.extent[0]) values.data[i * values.stride[0]] = base + inclusive - value;
+    if (threadIdx.x == threads - 1) scan[0] = inclusive;
+    __syncthreads();
+    base += scan[0];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) total.data[0] = base;
+}
+
+template <class M>
+__global__ void mask_positions_kernel(raw<const M, 1> mask, raw<const std::int64_t, 1> offsets,
+                                      raw<std::int64_t, 1> positions) {
+  __shared__ std::int64_t scan[1024];
+  const std::int64_t threads = blockDim.x;
+  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * threads + threadIdx.x;
+  const std::int64_t flag = i < mask.extent[0] && mask.data[i * mask.stride[0]] != M{} ? 1 : 0;
+  const std::int64_t before = block_inclusive_scan(scan, flag) - flag;
+  if (i < mask.extent[0])
+    positions.data[i * positions.stride[0]] = flag ? offsets.data[blockIdx.x * offsets.stride[0]] + before : -1;
 }
 
 template <class T>

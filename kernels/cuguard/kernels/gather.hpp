@@ -57,9 +57,11 @@ __global__ void gather_kernel(checked_view<const T, R> input, int dim, checked_v
 /// out[p with p[dim] replaced by index[p]] += src[p] for every position p of index (PyTorch's
 /// scatter_add_), with atomics: duplicate indices add up.
 namespace detail {
-/// Threads of mask_positions_kernel's one block (its launch bounds: checked builds, -G builds
+/// Threads of exclusive_scan_kernel's one block (its launch bounds: checked builds, -G builds
 /// included, must fit 1024 threads' registers).
 inline constexpr int scan_threads = 1024;
+/// Rows of the mask per block of mask_counts_kernel and mask_positions_kernel.
+inline constexpr int mask_block = 256;
 
 /// atomicAdd for every element type scatter_add takes. CUDA has it for int, unsigned int,
 /// unsigned long long, float, double, __half and __nv_bfloat16; other 64-bit integers (int64_t,
@@ -90,32 +92,67 @@ __global__ void scatter_add_kernel(checked_view<T, R> out, int dim, checked_view
   }
 }
 
-/// positions[i] = number of selected rows before i, or -1 where mask[i] is 0; count[0] = the
-/// number of selected rows. One block; a block-wide scan per chunk of blockDim.x rows.
-template <class M>
-__global__ void __launch_bounds__(detail::scan_threads)
-    mask_positions_kernel(checked_view<const M, 1> mask, checked_view<std::int64_t, 1> positions,
-                          checked_view<std::int64_t, 1> count) {
-  __shared__ std::int64_t storage[detail::scan_threads];
-  auto scan = make_view(storage, {static_cast<std::int64_t>(blockDim.x)}, "scan");
+/// The inclusive prefix sum of `value` over the threads of the block (thread t gets the sum of
+/// threads 0..t), through `scan`, a shared view of blockDim.x elements.
+__device__ inline std::int64_t block_inclusive_scan(const checked_view<std::int64_t, 1>& scan, std::int64_t value) {
   const std::int64_t t = threadIdx.x;
-  std::int64_t base = 0;
-  for (std::int64_t chunk = 0; chunk < mask.extent(0); chunk += blockDim.x) {
-    const std::int64_t i = chunk + t;
-    const std::int64_t flag = i < mask.extent(0) && mask[i] != M{} ? 1 : 0;
-    scan[t] = flag;
+  scan[t] = value;
+  __syncthreads();
+  for (std::int64_t offset = 1; offset < blockDim.x; offset *= 2) {
+    const std::int64_t add = t >= offset ? scan[t - offset] : 0;
     __syncthreads();
-    for (std::int64_t offset = 1; offset < blockDim.x; offset *= 2) {
-      const std::int64_t add = t >= offset ? scan[t - offset] : 0;
-      __syncthreads();
-      scan[t] += add;
-      __syncthreads();
-    }
-    if (i < mask.extent(0)) positions[i] = flag ? base + scan[t] - 1 : -1;
-    base += scan[blockDim.x - 1];
+    scan[t] += add;
     __syncthreads();
   }
-  if (t == 0) count[0] = base;
+  const std::int64_t sum = scan[t];
+  __syncthreads(); // scan is free again
+  return sum;
+}
+
+/// counts[b] = the selected rows among block b's blockDim.x rows of mask: the first pass of
+/// masked_rows, every block counting its own rows.
+template <class M>
+__global__ void mask_counts_kernel(checked_view<const M, 1> mask, checked_view<std::int64_t, 1> counts) {
+  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const int selected = __syncthreads_count(i < mask.extent(0) && mask[i] != M{});
+  if (threadIdx.x == 0) counts[blockIdx.x] = selected;
+}
+
+/// values[i] = values[0] + ... + values[i - 1] in place, and total[0] = the sum of them all. One
+/// block; a block-wide scan per chunk of blockDim.x values (the per-block counts of masked_rows).
+template <class I>
+__global__ void __launch_bounds__(detail::scan_threads)
+    exclusive_scan_kernel(checked_view<I, 1> values, checked_view<I, 1> total) {
+  static_assert(cuda::std::is_same<I, std::int64_t>::value, "exclusive_scan_kernel: int64 values");
+  __shared__ std::int64_t storage[detail::scan_threads];
+  const std::int64_t threads = blockDim.x;
+  const auto scan = make_view(storage, {threads}, "scan");
+  std::int64_t base = 0;
+  for (std::int64_t chunk = 0; chunk < values.extent(0); chunk += threads) {
+    const std::int64_t i = chunk + threadIdx.x;
+    const std::int64_t value = i < values.extent(0) ? values[i] : 0;
+    const std::int64_t inclusive = block_inclusive_scan(scan, value);
+    if (i < values.extent(0)) values[i] = base + inclusive - value;
+    if (threadIdx.x == threads - 1) scan[0] = inclusive; // the chunk's sum, to every thread
+    __syncthreads();
+    base += scan[0];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) total[0] = base;
+}
+
+/// positions[i] = the number of selected rows before row i, or -1 where mask[i] is 0: the
+/// block's offset (the exclusive scan of mask_counts_kernel's counts) plus a scan within the block.
+template <class M>
+__global__ void mask_positions_kernel(checked_view<const M, 1> mask, checked_view<const std::int64_t, 1> offsets,
+                                      checked_view<std::int64_t, 1> positions) {
+  __shared__ std::int64_t storage[detail::scan_threads];
+  const std::int64_t threads = blockDim.x;
+  const auto scan = make_view(storage, {threads}, "scan");
+  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * threads + threadIdx.x;
+  const std::int64_t flag = i < mask.extent(0) && mask[i] != M{} ? 1 : 0;
+  const std::int64_t before = block_inclusive_scan(scan, flag) - flag;
+  if (i < mask.extent(0)) positions[i] = flag ? offsets[blockIdx.x] + before : -1;
 }
 
 /// out[positions[i], :] = input[i, :] for the rows whose position is not -1.
@@ -237,11 +274,24 @@ void masked_rows_impl(checked_view<const T, 2> input, checked_view<const M, 1> m
   detail::expect_device_memory(fn, "input", input);
   detail::expect_device_memory(fn, "mask", mask);
   detail::expect_device_memory(fn, "out", out);
-  const std::size_t n = static_cast<std::size_t>(input.extent(0));
-  device_buffer<std::int64_t> positions(n == 0 ? 1 : n, "masked_rows positions", stream);
+  const std::int64_t n = input.extent(0);
+  const std::int64_t blocks = (n + mask_block - 1) / mask_block; // one block per mask_block rows, no stride
+  device_buffer<std::int64_t> positions(static_cast<std::size_t>(std::max<std::int64_t>(n, 1)),
+                                        "masked_rows positions", stream);
+  device_buffer<std::int64_t> offsets(static_cast<std::size_t>(std::max<std::int64_t>(blocks, 1)),
+                                      "masked_rows offsets", stream);
   device_buffer<std::int64_t> count(1, "masked_rows count", stream);
-  launch({dim3(1), dim3(detail::scan_threads), 0, stream, nullptr, where}, mask_positions_kernel<M>, mask,
-         positions.view({static_cast<std::int64_t>(n)}), count.view());
+  const auto block_offsets = offsets.view({blocks});
+  if (n != 0) {
+    launch({dim3(static_cast<unsigned>(blocks)), dim3(mask_block), 0, stream, nullptr, where}, mask_counts_kernel<M>,
+           mask, block_offsets);
+  }
+  launch({dim3(1), dim3(scan_threads), 0, stream, nullptr, where}, exclusive_scan_kernel<std::int64_t>, block_offsets,
+         count.view());
+  if (n != 0) {
+    launch({dim3(static_cast<unsigned>(blocks)), dim3(mask_block), 0, stream, nullptr, where}, mask_positions_kernel<M>,
+           mask, checked_view<const std::int64_t, 1>(block_offsets), positions.view({n}));
+  }
   std::int64_t selected = 0;
   count.copy_to_host(&selected, 1);
   if (out.extent(0) != selected)
@@ -251,7 +301,7 @@ void masked_rows_impl(checked_view<const T, 2> input, checked_view<const M, 1> m
   if (selected == 0) return;
   const unsigned threads = static_cast<unsigned>(std::clamp<std::int64_t>(input.extent(1), 32, 256));
   launch({dim3(detail::blocks_for(input.extent(0), 1)), dim3(threads), 0, stream, nullptr, where}, masked_rows_kernel<T>, input,
-         checked_view<const std::int64_t, 1>(positions.view({static_cast<std::int64_t>(n)})), out);
+         checked_view<const std::int64_t, 1>(positions.view({n})), out);
 }
 
 template <class View>
