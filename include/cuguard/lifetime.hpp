@@ -210,12 +210,7 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE bool alive(const lifetime_token& t)
 #if CUGUARD_IMPL_DEVICE_PASS && CUGUARD_IMPL_CHECKS
   if (t.slot == 0) return true;
   const std::uint32_t* generations = current_device_state().generations;
-  if (generations == nullptr) return true;
-  std::uint32_t g;
-  // Not volatile and no memory clobber: the table does not change while a kernel runs, so the
-  // compiler may load it once per view instead of once per access.
-  asm("ld.global.nc.u32 %0, [%1];" : "=r"(g) : "l"(generations + t.slot));
-  return g == t.generation;
+  return generations == nullptr || generations[t.slot] == t.generation;
 #elif CUGUARD_IMPL_DEVICE_PASS
   (void)t;
   return true;

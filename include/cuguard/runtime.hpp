@@ -216,15 +216,6 @@ inline cudaError_t store_async(T* cell, T value, cudaStream_t stream) {
   if (s != cudaSuccess) (void)cudaGetLastError(); // this launch's error only
   return s;
 }
-
-inline bool capturing(cudaStream_t stream) {
-  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
-  if (cudaStreamIsCapturing(stream, &status) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return false;
-  }
-  return status == cudaStreamCaptureStatusActive;
-}
 #endif
 
 /// Numbers the launch, remembers it, and makes the device see its number in stream order.
@@ -253,7 +244,7 @@ inline launch_entry begin_launch(const launch_config& config, const void* kernel
   rt.emulated_launch_id = e.id;
 #  else
   const unsigned long long id = e.id; // pageable source: copied before cudaMemcpyAsync returns
-  if (capturing(config.stream)) {
+  if (backend::capturing(config.stream)) {
     if (const cudaError_t s = store_async(d.launch_id, id, config.stream)) // a node of the graph
       throw_cuda(s, "cannot record " + describe_launch(e));
   } else if (const backend::status s =
@@ -448,8 +439,8 @@ inline void check(cudaStream_t stream = nullptr) {
         if (d.streams.size() > 1)
           note += "\n  (launches on " + std::to_string(d.streams.size()) +
                   (d.streams.size() == 4 ? " or more" : "") +
-                  " streams since the last check: the launch named is the last one started before the "
-                  "violation, which may belong to another stream when kernels overlap)";
+                  " streams since the device was last checked as a whole: the launch named is the last one "
+                  "started before the violation, which may belong to another stream when kernels overlap)";
         d.streams.clear();
       }
       if (p.file != 0 || p.function != 0 || p.type != 0 || p.label != 0 || p.origin_label != 0)
@@ -501,7 +492,8 @@ void launch(const launch_config& config, void (*kernel)(Params...), Args&&... ar
   const int device = detail::backend::current_device();
   std::apply([&](const auto&... p) { (detail::check_argument(p, entry, device), ...); }, params);
   detail::run_kernel(config, kernel, params, entry, std::index_sequence_for<Params...>{});
-  if (detail::launch_blocking()) check(config.stream);
+  // A stream being captured into a graph runs nothing yet (and synchronizing it would end the capture).
+  if (detail::launch_blocking() && !detail::backend::capturing(config.stream)) check(config.stream);
 }
 
 /// launch(kernel, grid, block, args...): the same with no dynamic shared memory, default stream.
@@ -653,8 +645,13 @@ inline void update_device_generation(std::uint32_t slot, std::uint32_t generatio
     device_runtime& d = rt.devices[dev];
     if (!d.ready) continue;
     if (dev == current) {
-      // A failed update leaves the slot's old generation: a use after free that goes unreported.
-      (void)store_async(d.generations + slot, generation, static_cast<cudaStream_t>(stream));
+      // The kernel cannot run on another device's stream: a copy can (from pageable memory, staged
+      // before cudaMemcpyAsync returns). A failed update leaves the slot's old generation: a use
+      // after free that goes unreported.
+      if (store_async(d.generations + slot, generation, static_cast<cudaStream_t>(stream)) != cudaSuccess &&
+          cudaMemcpyAsync(d.generations + slot, &generation, sizeof generation, cudaMemcpyHostToDevice,
+                          static_cast<cudaStream_t>(stream)) != cudaSuccess)
+        (void)cudaGetLastError();
     } else {
       cudaSetDevice(dev);
       cudaMemcpy(d.generations + slot, &generation, sizeof generation, cudaMemcpyHostToDevice);

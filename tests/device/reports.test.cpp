@@ -274,13 +274,13 @@ CUGUARD_CHECKED_TEST("a report after launches on several streams says the launch
   cuguard::launch({dim3(2), dim3(32), 0, second}, device_tests::write_at, buf.view(), 70);
   const auto two = checked();
   REQUIRE(two.thrown);
-  CHECK(two.what.find("launches on 2 streams since the last check") != std::string::npos);
+  CHECK(two.what.find("launches on 2 streams since the device was last checked") != std::string::npos);
 
   // One stream only: no such note.
   cuguard::launch({dim3(2), dim3(32), 0, second}, device_tests::write_at, buf.view(), 70);
   const auto one = checked();
   REQUIRE(one.thrown);
-  CHECK(one.what.find("streams since the last check") == std::string::npos);
+  CHECK(one.what.find("streams since the device was last checked") == std::string::npos);
 #if !CUGUARD_IMPL_EMULATION
   cudaStreamDestroy(first);
   cudaStreamDestroy(second);

@@ -117,6 +117,7 @@ inline status set_async(void* dst, int value, std::size_t bytes, cudaStream_t) {
   return 0;
 }
 inline status synchronize(cudaStream_t) { return 0; }
+inline bool capturing(cudaStream_t) { return false; } // emulation has no graph capture
 inline int current_device() { return 0; }
 inline status allocate_mapped(void** host, void** device, std::size_t bytes) {
   *host = std::calloc(1, bytes);
@@ -177,6 +178,15 @@ inline status set_async(void* dst, int value, std::size_t bytes, cudaStream_t st
 }
 inline status synchronize(cudaStream_t stream) {
   return stream == nullptr ? cudaDeviceSynchronize() : cudaStreamSynchronize(stream);
+}
+/// True while `stream` is being captured into a CUDA graph.
+inline bool capturing(cudaStream_t stream) {
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(stream, &capture) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  return capture == cudaStreamCaptureStatusActive;
 }
 inline int current_device() {
   int d = 0;

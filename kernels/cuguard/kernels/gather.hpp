@@ -7,6 +7,7 @@
 #include <cuguard/kernels/common.hpp>
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <type_traits>
 
@@ -276,6 +277,10 @@ void masked_rows_impl(checked_view<const T, 2> input, checked_view<const M, 1> m
   detail::expect_device_memory(fn, "out", out);
   const std::int64_t n = input.extent(0);
   const std::int64_t blocks = (n + mask_block - 1) / mask_block; // one block per mask_block rows, no stride
+  if (blocks > std::numeric_limits<int>::max())
+    detail::fail(fn, "mask has " + std::to_string(n) + " rows, more than " +
+                         std::to_string(static_cast<std::int64_t>(std::numeric_limits<int>::max()) * mask_block) +
+                         " (the most one grid of " + std::to_string(mask_block) + "-row blocks covers)");
   device_buffer<std::int64_t> positions(static_cast<std::size_t>(std::max<std::int64_t>(n, 1)),
                                         "masked_rows positions", stream);
   device_buffer<std::int64_t> offsets(static_cast<std::size_t>(std::max<std::int64_t>(blocks, 1)),
