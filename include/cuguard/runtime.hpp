@@ -236,6 +236,22 @@ inline launch_entry begin_launch(const launch_config& config, const void* kernel
   e.id = ++rt.launches;
   rt.ring[e.id % runtime_state::ring_size] = e;
 #if CUGUARD_IMPL_CHECKS
+#  if !CUGUARD_IMPL_EMULATION
+  // Setting a device up allocates and copies synchronously, which a graph capture forbids.
+  if (backend::capturing(config.stream)) {
+    bool set_up = device >= 0 && device < runtime_state::max_devices && rt.devices[device].ready;
+    if (set_up) {
+      state_symbols& symbols = registered_state_symbols();
+      std::lock_guard<std::mutex> symbols_lock(symbols.mutex);
+      set_up = rt.devices[device].symbols_version == symbols.version;
+    }
+    if (!set_up)
+      throw_cuda(cudaErrorStreamCaptureUnsupported,
+                 "cannot capture " + describe_launch(e) + " into a CUDA graph: cuguard sets device " +
+                     std::to_string(device) + " up (or a newly loaded module) at its first launch, and a "
+                     "capture cannot record that; launch once with cuguard::launch before capturing");
+  }
+#  endif
   device_runtime& d = ensure_device_locked(device);
   d.last_launch = e.id;
   if (d.streams.size() < 4 && std::find(d.streams.begin(), d.streams.end(), config.stream) == d.streams.end())
