@@ -36,6 +36,9 @@ class checked_view;
 
 namespace detail {
 struct raw_tag {};
+/// Selects the constructors that copy a shape element by element (see checked_view's
+/// "no loops over the rank" note).
+struct shape_tag {};
 
 /// An extent or stride argument: any integer type converts to it without a narrowing error
 /// (`make_view(p, {n}, "x")` with a size_t n); checked builds then check that it fits Index.
@@ -71,6 +74,16 @@ template <class Index>
 CUGUARD_HOST_DEVICE constexpr Index wrapping_mul(Index a, Index b) noexcept {
   using unsigned_index = cuda::std::make_unsigned_t<Index>;
   return static_cast<Index>(static_cast<unsigned_index>(a) * static_cast<unsigned_index>(b));
+}
+
+/// The row-major stride of dimension From - 1: the product of extents From..Rank-1 (wrapping).
+template <class Index, std::size_t From, std::size_t Rank, class E>
+CUGUARD_HOST_DEVICE constexpr Index row_major_stride(const E (&extents)[Rank]) noexcept {
+  if constexpr (From >= Rank) {
+    return 1;
+  } else {
+    return wrapping_mul(static_cast<Index>(extents[From].value), row_major_stride<Index, From + 1>(extents));
+  }
 }
 
 /// Metadata a checked view carries besides pointer, extents and strides (checks on only).
@@ -124,13 +137,7 @@ class checked_view {
   /// cannot be read by the report.
   CUGUARD_HOST_DEVICE checked_view(T* data, const detail::integer (&extents)[Rank], const char* label,
                                    location where = location::current())
-      : data_(data) {
-    Index stride = 1;
-    for (std::size_t r = Rank; r-- > 0;) {
-      extents_[r] = static_cast<Index>(extents[r].value);
-      strides_[r] = stride;
-      stride = detail::wrapping_mul(stride, extents_[r]);
-    }
+      : checked_view(detail::shape_tag{}, data, extents, cuda::std::make_index_sequence<Rank>{}) {
     init(label, where, extents, nullptr);
   }
 
@@ -139,11 +146,7 @@ class checked_view {
   CUGUARD_HOST_DEVICE checked_view(T* data, const detail::integer (&extents)[Rank],
                                    const detail::integer (&strides)[Rank], const char* label,
                                    location where = location::current())
-      : data_(data) {
-    for (std::size_t r = 0; r < Rank; ++r) {
-      extents_[r] = static_cast<Index>(extents[r].value);
-      strides_[r] = static_cast<Index>(strides[r].value);
-    }
+      : checked_view(detail::shape_tag{}, data, extents, strides, cuda::std::make_index_sequence<Rank>{}) {
     init(label, where, extents, strides);
   }
 
@@ -303,9 +306,7 @@ class checked_view {
   template <class I>
   CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE T& at(const I (&idx)[Rank], location = location::current()) const noexcept {
     static_assert(detail::is_index_v<I>, "checked_view: indices must be integers or checked_index");
-    Index narrow[Rank];
-    for (std::size_t r = 0; r < Rank; ++r) narrow[r] = static_cast<Index>(idx[r]);
-    return data_[offset(narrow)];
+    return at_array(idx, cuda::std::make_index_sequence<Rank>{});
   }
 
   template <class I>
@@ -493,11 +494,28 @@ class checked_view {
   /// Internal: a view assembled from parts that were already validated.
   CUGUARD_HOST_DEVICE constexpr checked_view(detail::raw_tag, T* data, const Index* extents, const Index* strides,
                                              const detail::view_meta& m) noexcept
-      : data_(data) {
-    for (std::size_t r = 0; r < Rank; ++r) {
-      extents_[r] = extents[r];
-      strides_[r] = strides[r];
-    }
+      : checked_view(detail::raw_tag{}, data, extents, strides, m, cuda::std::make_index_sequence<Rank>{}) {}
+
+ private:
+  // No loops over the rank in what kernels inline (constructors, offsets): NVVM unrolls such a
+  // loop in the same pass that narrows index arithmetic and unrolls the caller's loops, so until
+  // then a stride is not a constant and the caller's loop holds a loop. The result was 64-bit
+  // shared-memory offsets and grid-stride loops left rolled where raw-pointer code got neither.
+  // Pack expansions give the optimizer the shape at once.
+  template <std::size_t... K>
+  CUGUARD_HOST_DEVICE constexpr checked_view(detail::shape_tag, T* data, const detail::integer (&extents)[Rank],
+                                             cuda::std::index_sequence<K...>) noexcept
+      : data_(data),
+        extents_{static_cast<Index>(extents[K].value)...},
+        strides_{detail::row_major_stride<Index, K + 1>(extents)...} {}
+  template <std::size_t... K>
+  CUGUARD_HOST_DEVICE constexpr checked_view(detail::shape_tag, T* data, const detail::integer (&extents)[Rank],
+                                             const detail::integer (&strides)[Rank], cuda::std::index_sequence<K...>) noexcept
+      : data_(data), extents_{static_cast<Index>(extents[K].value)...}, strides_{static_cast<Index>(strides[K].value)...} {}
+  template <std::size_t... K>
+  CUGUARD_HOST_DEVICE constexpr checked_view(detail::raw_tag, T* data, const Index* extents, const Index* strides,
+                                             const detail::view_meta& m, cuda::std::index_sequence<K...>) noexcept
+      : data_(data), extents_{extents[K]...}, strides_{strides[K]...} {
 #if CUGUARD_IMPL_CHECKS
     label_ = m.label;
     token_ = m.token;
@@ -509,7 +527,6 @@ class checked_view {
 #endif
   }
 
- private:
   CUGUARD_HOST_DEVICE checked_view bad_dim(operation op, std::size_t dim, const location& where) const {
     detail::fail_view(*this, violation_kind::invalid_argument, op, static_cast<int>(dim), {}, {{}, 0}, where);
     return emptied<Rank>();
@@ -531,16 +548,23 @@ class checked_view {
 #endif
   }
 
-  template <class I>
-  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE static auto offset_of(const I (&idx)[Rank], const Index* strides) noexcept {
-    I off = 0;
-    for (std::size_t r = 0; r < Rank; ++r) off += idx[r] * static_cast<I>(strides[r]);
-    return off;
+  // A fold, not a loop (see "No loops over the rank" above).
+  template <class I, std::size_t... K>
+  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE I offset(const I (&idx)[Rank], cuda::std::index_sequence<K...>) const noexcept {
+    return ((idx[K] * static_cast<I>(strides_[K])) + ...);
   }
   template <class I>
   CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE I offset(const I (&idx)[Rank]) const noexcept {
-    return offset_of(idx, strides_);
+    return offset(idx, cuda::std::make_index_sequence<Rank>{});
   }
+
+#if !CUGUARD_IMPL_CHECKS
+  template <class I, std::size_t... K>
+  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE T& at_array(const I (&idx)[Rank], cuda::std::index_sequence<K...>) const noexcept {
+    const Index narrow[Rank] = {static_cast<Index>(idx[K])...};
+    return data_[offset(narrow)];
+  }
+#endif
 
   template <int N>
   CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE static vec<value_type, N> read_vec(const T* p) noexcept {

@@ -7,12 +7,20 @@ PTX) and:
   * checks that with checks off every kernel compiles to the same PTX as its raw-pointer twin
     (names, parameter names and labels normalized), with the same registers and stack, and
     that no report code (cold functions, device state, trap, printf) is left;
+  * compares the SASS of every kernel and its twin too (cuobjdump -sass of the same cubin): it must
+    be identical, with no exception;
   * measures registers, stack and PTX instructions with checks on, and checks them against the
     budgets in budgets.json (a change that bloats the checks fails);
   * --table FILE writes the measurements as a Markdown table (bench/static-costs.md).
 Exit status 0 when every check holds.
+
+cuobjdump is looked for with --cuobjdump, on PATH, next to nvcc, then in the PyPI package
+nvidia-cuda-cuobjdump. Without it the SASS is not compared (said in the output); with
+CUGUARD_REQUIRE_SASS=1 in the environment (CI) that is a failure.
 """
 import argparse
+import glob
+import importlib.util
 import json
 import os
 import pathlib
@@ -65,6 +73,34 @@ def registers_needed(ptxas, arch, ptx_file, entry, default):
         else:
             high = middle
     return high, floor is not None and high == int(floor.group(1))
+
+
+def find_cuobjdump(given, nvcc):
+    if given:
+        return given
+    for candidate in (shutil.which("cuobjdump"), pathlib.Path(shutil.which(nvcc) or nvcc).parent / "cuobjdump"):
+        if candidate and pathlib.Path(candidate).is_file():
+            return str(candidate)
+    spec = importlib.util.find_spec("nvidia")
+    for root in (spec.submodule_search_locations or []) if spec else []:
+        found = sorted(glob.glob(os.path.join(root, "*", "bin", "cuobjdump")))
+        if found:
+            return found[-1]
+    return None
+
+
+def sass_functions(cuobjdump, cubin):
+    """{mangled name: [instructions]} from cuobjdump -sass: the instruction text of every line,
+    without addresses and encodings (branch targets stay: they are offsets in the function)."""
+    run = subprocess.run([cuobjdump, "-sass", str(cubin)], capture_output=True, text=True)
+    if run.returncode != 0:
+        sys.exit(f"cuobjdump failed:\n{run.stderr}")
+    functions = {}
+    for chunk in re.split(r"\n\s*Function : ", run.stdout)[1:]:
+        name, body = chunk.split("\n", 1)
+        functions[name.strip()] = [re.sub(r"\s+", " ", m.group(1)) for m in
+                                   re.finditer(r"^\s*/\*[0-9a-f]{4,}\*/\s+(.*?)\s*;", body, re.MULTILINE)]
+    return functions
 
 
 def entry_functions(ptx):
@@ -152,6 +188,7 @@ def main():
     parser.add_argument("--table", help="write the measurements as Markdown to this file")
     parser.add_argument("--budgets", default=str(HERE / "budgets.json"))
     parser.add_argument("--diff", metavar="KEY", help="print the normalized checks-off PTX of KEY and its twin as a diff")
+    parser.add_argument("--cuobjdump", help="cuobjdump to disassemble the cubins with (default: found, see above)")
     args = parser.parse_args()
     root = pathlib.Path(args.root)
 
@@ -160,6 +197,9 @@ def main():
     ptx_off, log_off, seconds_off = compile_kernels(args.nvcc, args.arch, root, 0, work)
     ptx_on, log_on, seconds_on = compile_kernels(args.nvcc, args.arch, root, 1, work)
     ptxas = str(pathlib.Path(shutil.which(args.nvcc) or args.nvcc).parent / "ptxas")
+    cuobjdump = find_cuobjdump(args.cuobjdump, args.nvcc)
+    sass_off = sass_functions(cuobjdump, work / "checks0" / "kernels.cubin") if cuobjdump else None
+    sass_on = sass_functions(cuobjdump, work / "checks1" / "kernels.cubin") if cuobjdump else None
 
     off, on = entry_functions(ptx_off), entry_functions(ptx_on)
     names = demangle(sorted(set(off) | set(on)))
@@ -187,7 +227,9 @@ def main():
         failures.append("no kernels found in the PTX")
 
     budgets = json.loads(pathlib.Path(args.budgets).read_text()) if pathlib.Path(args.budgets).exists() else {}
-    rows = []
+    rows, sass_same = [], 0
+    if cuobjdump is None and os.environ.get("CUGUARD_REQUIRE_SASS") == "1":
+        failures.append("cuobjdump not found (CUGUARD_REQUIRE_SASS=1): pip install nvidia-cuda-cuobjdump")
     for key in sorted(kernels):
         k = kernels[key]
         t = twins.get(key)
@@ -212,6 +254,17 @@ def main():
         c = checked.get(key)
         if c is not None and normalize(c, on[c]) == normalize(t, off[t]):
             failures.append(f"{key}: the checked build is identical to the raw twin: the comparison proves nothing")
+        if sass_off is not None:
+            if sass_off.get(k) is None or sass_off.get(k) != sass_off.get(t):
+                a, b = sass_off.get(k, []), sass_off.get(t, [])
+                diff = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+                failures.append(f"{key}: checks-off SASS differs from its twin at instruction {diff}: "
+                                f"'{a[diff] if diff < len(a) else '<end>'}' vs '{b[diff] if diff < len(b) else '<end>'}'")
+            else:
+                sass_same += 1
+            c = checked.get(key)
+            if c is not None and sass_on.get(c) == sass_off.get(t):
+                failures.append(f"{key}: the checked SASS is identical to the raw twin's: the comparison proves nothing")
         if REPORT_CODE.search("\n".join(off[k])):
             failures.append(f"{key}: report code left in the checks-off PTX")
         c = checked.get(key)
@@ -250,7 +303,11 @@ def main():
         for key, same, ro, rn, so, sn, io, inn, no, nn in rows)
     compile_line = (f"Compile time of tests/static/kernels.cu (nvcc -arch=sm_{args.arch}, all kernels and twins): "
                     f"checks off {seconds_off:.1f} s, on {seconds_on:.1f} s ({seconds_on / seconds_off:.2f}x).\n")
+    sass_line = (f"SASS with checks off (cuobjdump -sass): identical to the raw twin for {sass_same} of "
+                 f"{len(kernels)} kernels.\n" if cuobjdump else
+                 "SASS: not compared (no cuobjdump; pip install nvidia-cuda-cuobjdump).\n")
     print(table)
+    print(sass_line.rstrip() + (f" ({cuobjdump})\n" if cuobjdump else ""))
     print(compile_line)
     if args.table:
         pathlib.Path(args.table).write_text(
@@ -258,8 +315,9 @@ def main():
             "Written by `tests/static/ptx_static.py --table bench/static-costs.md`; CI checks the identity and the\n"
             "budgets (tests/static/budgets.json) on every run. Registers and stack from `ptxas -v`, instructions\n"
             f"counted in the PTX; sm_{args.arch}, {subprocess.run([args.nvcc, '--version'], capture_output=True, text=True).stdout.strip().splitlines()[-1]}.\n\n"
-            "With checks off, a kernel is its raw-pointer twin (tests/static/twins.cuh): the same PTX, or, where the\n"
-            "compiler orders or unrolls the same code differently, no more registers (budgets.json says which and why).\n"
+            "With checks off, a kernel is its raw-pointer twin (tests/static/twins.cuh): the same SASS, without\n"
+            "exception, and the same PTX after renaming registers and labels (where the PTX orders independent\n"
+            "instructions differently, budgets.json says which kernel and why).\n"
             "With checks on, the hot path gains one compare per index, the lifetime check (one load when the view\n"
             "is tracked) and one branch per access. Each access also gets an inlined cold block that, for the\n"
             "first violation of a launch, stores the facts of the access into the report channel (the host\n"
@@ -271,7 +329,7 @@ def main():
             "(32, 40, 48, ... on sm_90) it also takes the free registers up to the next one, for scheduling.\n"
             "'registers needed' is the fewest it compiles to without spilling (--maxrregcount bisection; '<= 24':\n"
             "sm_90 allows no lower limit, so the kernel may need fewer).\n\n"
-            + table + "\n" + compile_line)
+            + table + "\n" + sass_line + "\n" + compile_line)
     for f in failures:
         print("FAILED:", f)
     print(f"ptx_static: {len(failures)} failures over {len(rows)} kernels")
