@@ -4,7 +4,9 @@
 #include <cuguard/kernels/gather.hpp>
 #include <cuguard/kernels/lstm.hpp>
 
-#include "twins.cuh"
+#ifndef CUGUARD_STATIC_KERNELS_ONLY
+#  include "twins.cuh"
+#endif
 
 #include <cstdint>
 
@@ -13,8 +15,10 @@
 namespace ck = cuguard::kernels;
 template <class T, std::size_t R>
 using cv = cuguard::checked_view<T, R>;
+#ifndef CUGUARD_STATIC_KERNELS_ONLY
 template <class T, int R>
 using rv = twin::raw<T, R>;
+#endif
 
 // clang-format off
 CUGUARD_STATIC_INSTANTIATE(ck::index_select_kernel<1, float, std::int64_t>(cv<const float, 3>, cv<const std::int64_t, 1>, cv<float, 3>))
@@ -30,6 +34,7 @@ CUGUARD_STATIC_INSTANTIATE(ck::gemm_nt_kernel<16, __half>(cv<const __half, 2>, c
 CUGUARD_STATIC_INSTANTIATE(ck::lstm_cell_kernel<float>(cv<const float, 2>, cv<const float, 2>, cv<float, 2>, cv<float, 2>, int))
 CUGUARD_STATIC_INSTANTIATE(ck::copy2d_kernel<float>(cv<const float, 2>, cv<float, 2>))
 
+#ifndef CUGUARD_STATIC_KERNELS_ONLY // (the compile-time measurement compiles the kernels alone)
 CUGUARD_STATIC_INSTANTIATE(twin::index_select_kernel<1, float, std::int64_t>(rv<const float, 3>, rv<const std::int64_t, 1>, rv<float, 3>))
 CUGUARD_STATIC_INSTANTIATE(twin::index_select_kernel<4, float, std::int64_t>(rv<const float, 3>, rv<const std::int64_t, 1>, rv<float, 3>))
 CUGUARD_STATIC_INSTANTIATE(twin::gather_kernel<float, std::int64_t, 3>(rv<const float, 3>, int, rv<const std::int64_t, 3>, rv<float, 3>))
@@ -42,4 +47,5 @@ CUGUARD_STATIC_INSTANTIATE(twin::gemm_nt_kernel<16, float>(rv<const float, 2>, r
 CUGUARD_STATIC_INSTANTIATE(twin::gemm_nt_kernel<16, __half>(rv<const __half, 2>, rv<const __half, 2>, rv<const __half, 1>, rv<__half, 2>, int))
 CUGUARD_STATIC_INSTANTIATE(twin::lstm_cell_kernel<float>(rv<const float, 2>, rv<const float, 2>, rv<float, 2>, rv<float, 2>, int))
 CUGUARD_STATIC_INSTANTIATE(twin::copy2d_kernel<float>(rv<const float, 2>, rv<float, 2>))
+#endif
 // clang-format on
