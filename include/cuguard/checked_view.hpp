@@ -93,7 +93,11 @@ struct view_meta {
   memory_space space = memory_space::unknown;
   bool label_on_host = true;
   int device = -1;
+  std::uint64_t launch = 0;
 };
+
+/// Sets the launch number of a view argument (cuguard::launch, on its copy of the arguments).
+struct launch_stamp;
 } // namespace detail
 
 /// A view of `T` elements in `Rank` dimensions with `Index` extents and strides (in elements).
@@ -115,6 +119,7 @@ class checked_view {
 
   template <class, std::size_t, class>
   friend class checked_view;
+  friend struct detail::launch_stamp;
 
   static constexpr bool checks = CUGUARD_IMPL_CHECKS != 0;
   using location = cuda::std::source_location;
@@ -234,6 +239,11 @@ class checked_view {
   CUGUARD_HOST_DEVICE constexpr memory_space space() const noexcept { return space_; }
   /// Device of the memory, -1 if none or unknown.
   CUGUARD_HOST_DEVICE constexpr int device() const noexcept { return device_; }
+  /// The number of the cuguard::launch that passed this view to its kernel (kept by the views
+  /// derived from it); 0 for a view that no cuguard::launch passed, such as one made in device
+  /// code from shared memory. A report names this launch; without one it names the last launch
+  /// started on the device.
+  CUGUARD_HOST_DEVICE constexpr std::uint64_t launch_number() const noexcept { return launch_; }
 #else
   CUGUARD_HOST_DEVICE constexpr const char* label() const noexcept { return ""; }
   CUGUARD_HOST_DEVICE constexpr detail::label_ref label_ref() const noexcept { return {}; }
@@ -241,6 +251,7 @@ class checked_view {
   CUGUARD_HOST_DEVICE constexpr lifetime_token token() const noexcept { return {}; }
   CUGUARD_HOST_DEVICE constexpr memory_space space() const noexcept { return memory_space::unknown; }
   CUGUARD_HOST_DEVICE constexpr int device() const noexcept { return -1; }
+  CUGUARD_HOST_DEVICE constexpr std::uint64_t launch_number() const noexcept { return 0; }
 #endif
 
   // ---------------------------------------------------------------------------------------------
@@ -522,6 +533,7 @@ class checked_view {
     space_ = m.space;
     label_on_host_ = m.label_on_host;
     device_ = m.device;
+    launch_ = m.launch;
 #else
     (void)m;
 #endif
@@ -542,7 +554,7 @@ class checked_view {
 
   CUGUARD_HOST_DEVICE constexpr detail::view_meta meta() const noexcept {
 #if CUGUARD_IMPL_CHECKS
-    return {label_, token_, space_, label_on_host_, device_};
+    return {label_, token_, space_, label_on_host_, device_, launch_};
 #else
     return {};
 #endif
@@ -737,6 +749,7 @@ class checked_view {
   memory_space space_ = memory_space::unknown;
   bool label_on_host_ = true;
   int device_ = -1;
+  std::uint64_t launch_ = 0;
 #endif
 };
 

@@ -89,7 +89,8 @@ struct device_runtime {
   unsigned symbols_version = ~0u;
   std::uint64_t last_launch = 0;
   /// Streams launched on since the whole device was last checked (at most a few are kept): with
-  /// more than one, kernels may have overlapped, and a report may name another stream's launch.
+  /// more than one, kernels may have overlapped, and the device's last launch number may be
+  /// another stream's (resolve_launch).
   std::vector<cudaStream_t> streams;
 };
 
@@ -312,6 +313,19 @@ void check_argument(const P& p, const launch_entry& e, int device) {
 #endif
 }
 
+/// Gives a view argument the number of its launch, so that a report names this launch even when
+/// kernels of other streams started since (the device's launch-number cell names the last one).
+struct launch_stamp {
+  template <class P>
+  static void apply(P& p, std::uint64_t id) noexcept {
+#if CUGUARD_IMPL_CHECKS
+    if constexpr (is_checked_view<P>::value) p.launch_ = id;
+#else
+    (void)p, (void)id;
+#endif
+  }
+};
+
 /// Completes a record that device code wrote: the kind of a failed access, the texts (from host
 /// memory, or copied from the device while the context lives), the allocation of a stale token,
 /// the kernel name and launch site.
@@ -373,6 +387,118 @@ inline bool launch_blocking() {
 
 } // namespace detail
 
+namespace detail {
+
+#if CUGUARD_IMPL_CHECKS
+/// Which launch a device record names. The record holds the device's last launch number
+/// (v.launch.id) and the number the view carried (p.view_launch: the cuguard::launch that passed
+/// it, 0 for a view made in device code). They differ when a launch on another stream started
+/// after the kernel, or when an earlier launch kept the view in memory; with one stream since the
+/// device was last checked as a whole only the second can be. Returns what the report must say
+/// when the answer is not certain. `streams`: the streams launched on since (at most 4 are kept).
+inline std::string resolve_launch(violation& v, const pending& p, std::size_t streams) {
+  const std::uint64_t last = v.launch.id, carried = p.view_launch;
+  const std::string several = std::to_string(streams) + (streams == 4 ? " or more" : "");
+  if (carried == 0 || carried == last) {
+    if (carried != 0 || streams <= 1) return "";
+    return "\n  (launches on " + several +
+           " streams since the device was last checked as a whole, and the view carries no launch number (made in "
+           "device code): the launch named is the last one started before the violation, which may belong to "
+           "another stream when kernels overlap)";
+  }
+  if (streams <= 1) return "\n  (the view was passed to launch #" + std::to_string(carried) + " and kept in memory)";
+  v.launch.id = carried;
+  return "\n  (named after the launch that passed the view; launch #" + std::to_string(last) +
+         " started later, on another stream, unless an earlier launch kept the view in memory)";
+}
+
+/// The device record, read and cleared for the next violation.
+struct device_record {
+  violation v;
+  pending p;
+  bool complete; ///< the device finished writing it (false: the kernel stopped while writing)
+};
+
+/// Reads the record of `d` if a violation was recorded, and clears it. `lost`: the context is
+/// lost (only the mapped record is left); set when waiting for the device finds it lost.
+inline bool read_device_record(device_runtime& d, device_record& out, bool& lost, backend::status& err) {
+  channel* ch = d.host_channel;
+  // The counters live in device memory: readable while the context is alive. After a trap only
+  // the mapped record is left, and the count is unknown (reported as 1).
+  channel_counters counters{};
+  bool have_counters = false;
+#  if CUGUARD_IMPL_EMULATION
+  (void)lost, (void)err; // emulation loses no context it could not read the record from
+  counters = *d.counters;
+  have_counters = true;
+#  else
+  if (!lost) have_counters = cudaMemcpy(&counters, d.counters, sizeof counters, cudaMemcpyDeviceToHost) == cudaSuccess;
+#  endif
+  const bool recorded = have_counters ? counters.claim != 0u : __atomic_load_n(&ch->started, __ATOMIC_ACQUIRE) != 0u;
+  if (!recorded) return false;
+#  if !CUGUARD_IMPL_EMULATION
+  // A kernel of another stream may still be writing the record (or counting): let every kernel
+  // finish before the record is read and cleared.
+  if (!lost) {
+    const cudaError_t all = cudaDeviceSynchronize();
+    if (all != cudaSuccess) {
+      err = all;
+      lost = true;
+      have_counters = false;
+    } else {
+      have_counters = cudaMemcpy(&counters, d.counters, sizeof counters, cudaMemcpyDeviceToHost) == cudaSuccess;
+    }
+  }
+#  endif
+  out.complete = __atomic_load_n(&ch->ready, __ATOMIC_ACQUIRE) != 0u;
+  std::memcpy(&out.v, &ch->record, sizeof out.v);
+  out.p = ch->to_finish;
+  out.v.count = have_counters ? counters.count : 1;
+  // Cleared for the next violation, which writes only the fields that apply to it.
+  std::memset(&ch->record, 0, sizeof ch->record);
+  ch->to_finish = pending{};
+  __atomic_store_n(&ch->started, 0u, __ATOMIC_RELAXED);
+  __atomic_store_n(&ch->ready, 0u, __ATOMIC_RELAXED);
+#  if CUGUARD_IMPL_EMULATION
+  *d.counters = channel_counters{};
+#  else
+  if (!lost) {
+    cudaMemset(d.counters, 0, sizeof(channel_counters));
+    cudaDeviceSynchronize(); // cleared before a kernel of any stream can count again
+  }
+#  endif
+  return true;
+}
+
+/// Completes a device record and throws it as a violation_error, with notes on what is uncertain.
+[[noreturn]] inline void throw_device_record(device_runtime& d, device_record& r, bool lost, backend::status err) {
+  std::string note;
+  if (!r.complete) note += "\n  (the record is incomplete: the kernel stopped while writing it)";
+  {
+    std::lock_guard<std::mutex> lock(runtime().mutex);
+    note += resolve_launch(r.v, r.p, d.streams.size());
+    d.streams.clear();
+  }
+  complete_record(r.v, r.p);
+  const pending& p = r.p;
+  if (p.file != 0 || p.function != 0 || p.type != 0 || p.label != 0 || p.origin_label != 0)
+    note += lost ? "\n  (names in device memory could not be read: the CUDA context is lost)"
+                 : "\n  (some names in device memory could not be read)";
+  if (lost) {
+    note += "\n  (the kernel trapped";
+#  if !CUGUARD_IMPL_EMULATION
+    note += std::string(": CUDA error ") + backend::error_name(err);
+#  else
+    (void)err;
+#  endif
+    note += "; the CUDA context is lost and this process cannot launch again)";
+  }
+  throw violation_error(r.v, note);
+}
+#endif
+
+} // namespace detail
+
 /// Waits for the work of `stream` (all work of the device when null), then reports: a violation
 /// recorded by device code throws violation_error (and the channel is cleared, so the program
 /// can go on); a CUDA error throws cuda_error naming the launch it follows. A trapped kernel
@@ -400,80 +526,11 @@ inline void check(cudaStream_t stream = nullptr) {
   // No channel yet (no cuguard::launch on this device): nothing can have been recorded, and a
   // context lost to a trap could not make one now.
   if (ready != nullptr) {
-    detail::device_runtime& d = *ready;
-    detail::channel* ch = d.host_channel;
-    // The counters live in device memory: readable while the context is alive. After a trap only
-    // the mapped record is left, and the count is unknown (reported as 1).
-    detail::channel_counters counters{};
-    bool have_counters = false;
-#  if CUGUARD_IMPL_EMULATION
-    counters = *d.counters;
-    have_counters = true;
-#  else
-    if (!lost) have_counters = cudaMemcpy(&counters, d.counters, sizeof counters, cudaMemcpyDeviceToHost) == cudaSuccess;
-#  endif
-    const bool recorded =
-        have_counters ? counters.claim != 0u : __atomic_load_n(&ch->started, __ATOMIC_ACQUIRE) != 0u;
-    if (recorded) {
-#  if !CUGUARD_IMPL_EMULATION
-      // A kernel of another stream may still be writing the record (or counting): let every
-      // kernel finish before the record is read and cleared.
-      if (!lost) {
-        const cudaError_t all = cudaDeviceSynchronize();
-        if (all != cudaSuccess) {
-          err = all;
-          lost = true;
-          have_counters = false;
-        } else {
-          have_counters = cudaMemcpy(&counters, d.counters, sizeof counters, cudaMemcpyDeviceToHost) == cudaSuccess;
-        }
-      }
-#  endif
-      const bool complete = __atomic_load_n(&ch->ready, __ATOMIC_ACQUIRE) != 0u;
-      violation v;
-      std::memcpy(&v, &ch->record, sizeof v);
-      detail::pending p = ch->to_finish;
-      v.count = have_counters ? counters.count : 1;
-      // Cleared for the next violation, which writes only the fields that apply to it.
-      std::memset(&ch->record, 0, sizeof ch->record);
-      ch->to_finish = detail::pending{};
-      __atomic_store_n(&ch->started, 0u, __ATOMIC_RELAXED);
-      __atomic_store_n(&ch->ready, 0u, __ATOMIC_RELAXED);
-#  if CUGUARD_IMPL_EMULATION
-      *d.counters = detail::channel_counters{};
-#  else
-      if (!lost) {
-        cudaMemset(d.counters, 0, sizeof(detail::channel_counters));
-        cudaDeviceSynchronize(); // cleared before a kernel of any stream can count again
-      }
-#  endif
-      detail::complete_record(v, p);
-      std::string note;
-      if (!complete) note += "\n  (the record is incomplete: the kernel stopped while writing it)";
-      {
-        std::lock_guard<std::mutex> lock(rt.mutex);
-        if (d.streams.size() > 1)
-          note += "\n  (launches on " + std::to_string(d.streams.size()) +
-                  (d.streams.size() == 4 ? " or more" : "") +
-                  " streams since the device was last checked as a whole: the launch named is the last one "
-                  "started before the violation, which may belong to another stream when kernels overlap)";
-        d.streams.clear();
-      }
-      if (p.file != 0 || p.function != 0 || p.type != 0 || p.label != 0 || p.origin_label != 0)
-        note += lost ? "\n  (names in device memory could not be read: the CUDA context is lost)"
-                     : "\n  (some names in device memory could not be read)";
-      if (lost) {
-        note += "\n  (the kernel trapped";
-#  if !CUGUARD_IMPL_EMULATION
-        note += std::string(": CUDA error ") + detail::backend::error_name(err);
-#  endif
-        note += "; the CUDA context is lost and this process cannot launch again)";
-      }
-      throw violation_error(v, note);
-    }
+    detail::device_record record;
+    if (detail::read_device_record(*ready, record, lost, err)) detail::throw_device_record(*ready, record, lost, err);
     if (stream == nullptr) { // every stream waited for: no kernel overlaps what comes next
       std::lock_guard<std::mutex> lock(rt.mutex);
-      d.streams.clear();
+      ready->streams.clear();
     }
   }
 #endif
@@ -507,6 +564,7 @@ void launch(const launch_config& config, void (*kernel)(Params...), Args&&... ar
   const detail::launch_entry entry = detail::begin_launch(config, reinterpret_cast<const void*>(kernel));
   const int device = detail::backend::current_device();
   std::apply([&](const auto&... p) { (detail::check_argument(p, entry, device), ...); }, params);
+  std::apply([&](auto&... p) { (detail::launch_stamp::apply(p, entry.id), ...); }, params);
   detail::run_kernel(config, kernel, params, entry, std::index_sequence_for<Params...>{});
   // A stream being captured into a graph runs nothing yet (and synchronizing it would end the capture).
   if (detail::launch_blocking() && !detail::backend::capturing(config.stream)) check(config.stream);

@@ -59,6 +59,14 @@ __global__ void read_wrapped(wrapped w, cuguard::checked_view<float, 1> out) {
 }
 constexpr unsigned read_wrapped_line = __LINE__ - 2;
 
+/// Keeps its view argument in device memory, for use_kept to access in a later launch.
+__global__ void keep(cuguard::checked_view<cuguard::checked_view<float, 1>, 1> store, cuguard::checked_view<float, 1> v) {
+  if (blockIdx.x == 0 && threadIdx.x == 0) store[0] = v;
+}
+__global__ void use_kept(cuguard::checked_view<const cuguard::checked_view<float, 1>, 1> store, int i) {
+  if (blockIdx.x == 0 && threadIdx.x == 0) store[0][i] = 1.0f;
+}
+
 __global__ void vector_copy(cuguard::checked_view<const float, 1> in, cuguard::checked_view<float, 1> out, int at) {
   if (threadIdx.x == 0) out.store<4>(in.load<4>(at), 0);
 }
@@ -258,33 +266,98 @@ CUGUARD_CHECKED_TEST("host code reading device memory reports wrong_memory_space
 // Launch
 // -------------------------------------------------------------------------------------------------
 
-CUGUARD_CHECKED_TEST("a report after launches on several streams says the launch named may be another's") {
-  cuguard::device_buffer<float> buf(64, "streams");
-#if CUGUARD_IMPL_EMULATION
-  // Emulation runs every launch at once; two distinct handles are all the runtime sees.
-  const auto first = reinterpret_cast<cudaStream_t>(std::uintptr_t{16});
-  const auto second = reinterpret_cast<cudaStream_t>(std::uintptr_t{32});
-#else
+namespace {
+/// Two streams (distinct handles under emulation, which runs every launch at once), destroyed at
+/// the end of a test.
+struct two_streams {
   cudaStream_t first = nullptr, second = nullptr;
-  REQUIRE(cudaStreamCreateWithFlags(&first, cudaStreamNonBlocking) == cudaSuccess);
-  REQUIRE(cudaStreamCreateWithFlags(&second, cudaStreamNonBlocking) == cudaSuccess);
+  two_streams() {
+#if CUGUARD_IMPL_EMULATION
+    first = reinterpret_cast<cudaStream_t>(std::uintptr_t{16});
+    second = reinterpret_cast<cudaStream_t>(std::uintptr_t{32});
+#else
+    REQUIRE(cudaStreamCreateWithFlags(&first, cudaStreamNonBlocking) == cudaSuccess);
+    REQUIRE(cudaStreamCreateWithFlags(&second, cudaStreamNonBlocking) == cudaSuccess);
 #endif
+  }
+  two_streams(const two_streams&) = delete;
+  two_streams& operator=(const two_streams&) = delete;
+  ~two_streams() {
+#if !CUGUARD_IMPL_EMULATION
+    cudaStreamDestroy(first);
+    cudaStreamDestroy(second);
+#endif
+  }
+};
+} // namespace
+
+CUGUARD_CHECKED_TEST("a view argument names its own launch, whatever other streams launched") {
+  cuguard::device_buffer<float> buf(64, "streams");
+  two_streams s;
   cuguard::check(); // a fresh start: no stream launched on since
-  cuguard::launch({dim3(1), dim3(32), 0, first}, device_tests::iota, buf.view());
-  cuguard::launch({dim3(2), dim3(32), 0, second}, device_tests::write_at, buf.view(), 70);
+  cuguard::launch({dim3(2), dim3(32), 0, s.first}, device_tests::write_at, buf.view(), 70);
+  const unsigned write_line = __LINE__ - 1;
+  cuguard::launch({dim3(1), dim3(32), 0, s.second}, device_tests::iota, buf.view());
+  const auto c = checked();
+  REQUIRE(c.thrown);
+  CHECK(std::string(c.report.launch.kernel) == "device_tests::write_at");
+  CHECK(c.report.launch.site.line == write_line);
+  CHECK(c.what.find("streams since the device was last checked") == std::string::npos);
+}
+
+CUGUARD_CHECKED_TEST("a view made in device code after launches on several streams: the launch named may be another's") {
+  cuguard::device_buffer<float> buf(64, "streams");
+  two_streams s;
+  cuguard::check();
+  cuguard::launch({dim3(1), dim3(32), 0, s.first}, device_tests::iota, buf.view());
+  cuguard::launch({dim3(1), dim3(32), 0, s.second}, device_tests::tile_overflow, buf.view(), 1);
   const auto two = checked();
   REQUIRE(two.thrown);
-  CHECK(two.what.find("launches on 2 streams since the device was last checked") != std::string::npos);
+  CHECK(std::string(two.report.label) == "tile");
+  CHECK(two.what.find("launches on 2 streams since the device was last checked as a whole, and the view carries "
+                      "no launch number") != std::string::npos);
 
   // One stream only: no such note.
-  cuguard::launch({dim3(2), dim3(32), 0, second}, device_tests::write_at, buf.view(), 70);
+  cuguard::launch({dim3(1), dim3(32), 0, s.second}, device_tests::tile_overflow, buf.view(), 1);
   const auto one = checked();
   REQUIRE(one.thrown);
+  CHECK(std::string(one.report.launch.kernel) == "device_tests::tile_overflow");
   CHECK(one.what.find("streams since the device was last checked") == std::string::npos);
+}
+
+CUGUARD_CHECKED_TEST("a view kept in memory by an earlier launch: the report names the launch that used it") {
+  cuguard::device_buffer<float> buf(64, "kept");
+  cuguard::device_buffer<cuguard::checked_view<float, 1>> store(1, "store");
+  cuguard::check();
+  cuguard::launch(device_tests::keep, 1, 32, store.view(), buf.view());
+  cuguard::launch(device_tests::use_kept, 1, 32, store.view(), 64);
+  const unsigned use_line = __LINE__ - 1;
+  const auto c = checked();
+  REQUIRE(c.thrown);
+  CHECK(std::string(c.report.label) == "kept");
+  CHECK(std::string(c.report.launch.kernel) == "device_tests::use_kept");
+  CHECK(c.report.launch.site.line == use_line);
+  CHECK(c.what.find("(the view was passed to launch #" + std::to_string(c.report.launch.id - 1) +
+                    " and kept in memory)") != std::string::npos);
+
+  // On two streams the two cases look alike: named after the launch that passed the view, and said.
+  two_streams s;
+  cuguard::launch({dim3(1), dim3(32), 0, s.first}, device_tests::keep, store.view(), buf.view());
+  const unsigned keep_line = __LINE__ - 1;
 #if !CUGUARD_IMPL_EMULATION
-  cudaStreamDestroy(first);
-  cudaStreamDestroy(second);
+  cudaEvent_t kept = nullptr; // use_kept reads what keep wrote
+  REQUIRE(cudaEventCreateWithFlags(&kept, cudaEventDisableTiming) == cudaSuccess);
+  REQUIRE(cudaEventRecord(kept, s.first) == cudaSuccess);
+  REQUIRE(cudaStreamWaitEvent(s.second, kept, 0) == cudaSuccess);
+  cudaEventDestroy(kept);
 #endif
+  cuguard::launch({dim3(1), dim3(32), 0, s.second}, device_tests::use_kept, store.view(), 64);
+  const auto two = checked();
+  REQUIRE(two.thrown);
+  CHECK(std::string(two.report.launch.kernel) == "device_tests::keep");
+  CHECK(two.report.launch.site.line == keep_line);
+  CHECK(two.what.find("started later, on another stream, unless an earlier launch kept the view in memory") !=
+        std::string::npos);
 }
 
 #if !CUGUARD_IMPL_EMULATION

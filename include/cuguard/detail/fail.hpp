@@ -186,10 +186,12 @@ template <class Fill>
 /// Device side of a violation: count it, let the first one write the record, then continue
 /// (the caller redirects the access) or trap. `fill` writes the numbers of the violation and
 /// what is pending; the host completes the record when it reads it (check()). The record was
-/// cleared by the host, so only what applies is written.
+/// cleared by the host, so only what applies is written. `launch` is the launch number the view
+/// carries (0: none), recorded next to the device's last launch number.
 template <class Fill>
 CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void device_report(const Fill& fill,
-                                                                const cuda::std::source_location& where) {
+                                                                const cuda::std::source_location& where,
+                                                                std::uint64_t launch) {
   const device_state& state = current_device_state();
   channel* ch = state.report;
   channel_counters* counters = state.counters;
@@ -218,7 +220,8 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void device_report(const Fill& fill
     v.block[0] = blockIdx.x, v.block[1] = blockIdx.y, v.block[2] = blockIdx.z;
     v.thread[0] = threadIdx.x, v.thread[1] = threadIdx.y, v.thread[2] = threadIdx.z;
 #  endif
-    v.launch.id = state.launch_id != nullptr ? *state.launch_id : 0;
+    v.launch.id = state.launch_id != nullptr ? *state.launch_id : 0; // the device's last launch
+    p.view_launch = launch; // check() decides between the two (resolve_launch)
     v.launch.grid[0] = gridDim.x, v.launch.grid[1] = gridDim.y, v.launch.grid[2] = gridDim.z;
     v.launch.block[0] = blockDim.x, v.launch.block[1] = blockDim.y, v.launch.block[2] = blockDim.z;
 #  if CUGUARD_IMPL_DEVICE_TRAP
@@ -243,20 +246,22 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void device_report(const Fill& fill
 
 /// Hands a violation to the policy of the code it was found in. `fill(v, p)` writes the numbers
 /// of the violation into the record `v` and what is still to complete into `p`; the source
-/// position, thread and launch are added here. In device code (and emulated kernels) the record
+/// position, thread and launch (`launch`: the number the view carries, if any) are added here. In device code (and emulated kernels) the record
 /// goes to the report channel and the function returns (record and continue) or traps; in host
 /// code it throws or aborts.
 template <class Fill>
-CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void report(const Fill& fill, const cuda::std::source_location& where) {
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void report(const Fill& fill, const cuda::std::source_location& where,
+                                                         std::uint64_t launch = 0) {
 #if CUGUARD_IMPL_DEVICE_PASS
-  device_report(fill, where);
+  device_report(fill, where, launch);
 #else
 #  if CUGUARD_IMPL_EMULATION
   if (emulation::in_kernel()) {
-    device_report(fill, where);
+    device_report(fill, where, launch);
     return;
   }
 #  endif
+  (void)launch;
   report_host(fill, where);
 #endif
 }
@@ -296,7 +301,7 @@ CUGUARD_IMPL_COLD CUGUARD_HOST_DEVICE typename View::element_type& fail_access(V
         int r = 1;
         (store_origin(p.origins[r++], rest), ...);
       },
-      i0.where);
+      i0.where, view.launch_number());
   return scratch<typename View::element_type>();
 }
 
@@ -312,7 +317,7 @@ CUGUARD_IMPL_COLD CUGUARD_HOST_DEVICE void fail_finite(View view, double value, 
         static_assert(sizeof value == sizeof v.arg[0], "double is 64 bits");
         v.arg[0] = cuda::std::bit_cast<std::int64_t>(value);
       },
-      i0.where);
+      i0.where, view.launch_number());
 }
 
 /// The cold side of the checks of view operations (construction, slice, select, permute,
@@ -330,7 +335,7 @@ CUGUARD_IMPL_COLD CUGUARD_HOST_DEVICE void fail_view(View view, violation_kind k
         v.expected_rank = expected.n;
         for (int r = 0; r < expected.n; ++r) v.expected[r] = expected.v[r];
       },
-      where);
+      where, view.launch_number());
 }
 
 /// Construction over a tracked allocation that the view does not fit in (host only).

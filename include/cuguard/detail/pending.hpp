@@ -54,6 +54,7 @@ struct pending {
   unsigned element_bytes;    ///< size of one element
   std::uint64_t data;        ///< the view's data address
   lifetime_token token;      ///< the view's lifetime token
+  std::uint64_t view_launch; ///< the launch number the view carried (0: none); v.launch.id is the device's last
   origin_info origins[violation::max_rank]; ///< where each index came from (checked_index only)
 };
 
