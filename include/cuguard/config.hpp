@@ -123,16 +123,18 @@
 
 // ---------------------------------------------------------------------------------------------
 // ABI namespace: checked and unchecked builds give every cuguard entity a different mangled
-// name, so a program that mixes them fails to link instead of silently breaking the ODR.
+// name, so a program that mixes them fails to link instead of silently breaking the ODR. The
+// number changes with the layout of a view or of the report channel (v1: views carry their
+// launch number, the channel the view's launch next to the device's).
 // ---------------------------------------------------------------------------------------------
 #if CUGUARD_IMPL_CHECKS && CUGUARD_IMPL_EMULATION
-#  define CUGUARD_IMPL_ABI checked_emulated_v0
+#  define CUGUARD_IMPL_ABI checked_emulated_v1
 #elif CUGUARD_IMPL_CHECKS
-#  define CUGUARD_IMPL_ABI checked_v0
+#  define CUGUARD_IMPL_ABI checked_v1
 #elif CUGUARD_IMPL_EMULATION
-#  define CUGUARD_IMPL_ABI unchecked_emulated_v0
+#  define CUGUARD_IMPL_ABI unchecked_emulated_v1
 #else
-#  define CUGUARD_IMPL_ABI unchecked_v0
+#  define CUGUARD_IMPL_ABI unchecked_v1
 #endif
 #define CUGUARD_IMPL_BEGIN_NAMESPACE \
   namespace cuguard {                \

@@ -76,6 +76,7 @@ struct launch_entry {
   cuda::std::source_location where;
   dim3 grid;
   dim3 block;
+  cudaStream_t stream = nullptr;
 };
 
 /// What the runtime keeps per device.
@@ -227,6 +228,7 @@ inline launch_entry begin_launch(const launch_config& config, const void* kernel
   e.where = config.where;
   e.grid = config.grid;
   e.block = config.block;
+  e.stream = config.stream;
   const int device = backend::current_device();
   std::lock_guard<std::mutex> lock(rt.mutex);
 #if CUGUARD_IMPL_EMULATION
@@ -389,27 +391,69 @@ inline bool launch_blocking() {
 
 namespace detail {
 
-#if CUGUARD_IMPL_CHECKS
-/// Which launch a device record names. The record holds the device's last launch number
-/// (v.launch.id) and the number the view carried (p.view_launch: the cuguard::launch that passed
-/// it, 0 for a view made in device code). They differ when a launch on another stream started
-/// after the kernel, or when an earlier launch kept the view in memory; with one stream since the
-/// device was last checked as a whole only the second can be. Returns what the report must say
-/// when the answer is not certain. `streams`: the streams launched on since (at most 4 are kept).
-inline std::string resolve_launch(violation& v, const pending& p, std::size_t streams) {
-  const std::uint64_t last = v.launch.id, carried = p.view_launch;
-  const std::string several = std::to_string(streams) + (streams == 4 ? " or more" : "");
-  if (carried == 0 || carried == last) {
-    if (carried != 0 || streams <= 1) return "";
-    return "\n  (launches on " + several +
-           " streams since the device was last checked as a whole, and the view carries no launch number (made in "
-           "device code): the launch named is the last one started before the violation, which may belong to "
-           "another stream when kernels overlap)";
+/// What decides which launch a device record names (see choose_launch).
+struct launch_evidence {
+  std::uint64_t last = 0;    ///< the device's last launch number when the violation was recorded
+  std::uint64_t carried = 0; ///< the number the view carried (0: none)
+  const launch_entry* last_entry = nullptr;    ///< the runtime's entry of `last`, if still known
+  const launch_entry* carried_entry = nullptr; ///< the same for `carried`
+  std::size_t streams = 0;   ///< streams launched on since the device was last checked as a whole
+  bool may_overlap = false;  ///< kernels may have run at once (several streams, a GPU, no launch blocking)
+};
+
+inline bool same_dims(const dim3& a, const unsigned (&b)[3]) {
+  return a.x == b[0] && a.y == b[1] && a.z == b[2];
+}
+
+/// Which launch a device record names, and what the report must say when that is not certain.
+/// The device's last launch number is the running launch unless kernels overlapped. The view's
+/// number is that of the launch that passed it as an argument, which is the running launch
+/// unless an earlier launch kept the view in memory. The view's number is taken only where the
+/// last number may be wrong and the view's fits: its launch is still known, ran with the grid
+/// and block the device recorded, and on another stream than the last launch (on the same
+/// stream it had finished before the last one started).
+inline std::string choose_launch(violation& v, const launch_evidence& e) {
+  const std::string several = std::to_string(e.streams) + (e.streams >= 4 ? " or more" : "");
+  const std::string overlap = "launches on " + several + " streams since the device was last checked as a whole";
+  const std::string maybe_other = "the launch named is the last one started before the violation, which may be "
+                                  "another stream's";
+  v.launch.id = e.last;
+  if (e.carried == 0 || e.carried == e.last) {
+    if (e.carried != 0 || !e.may_overlap) return "";
+    return "\n  (" + overlap + ", and the view carries no launch number (made in device code, or not a kernel "
+           "argument itself): " + maybe_other + ")";
   }
-  if (streams <= 1) return "\n  (the view was passed to launch #" + std::to_string(carried) + " and kept in memory)";
-  v.launch.id = carried;
-  return "\n  (named after the launch that passed the view; launch #" + std::to_string(last) +
-         " started later, on another stream, unless an earlier launch kept the view in memory)";
+  const bool fits = e.carried_entry != nullptr && same_dims(e.carried_entry->grid, v.launch.grid) &&
+                    same_dims(e.carried_entry->block, v.launch.block);
+  const bool same_stream =
+      e.last_entry != nullptr && e.carried_entry != nullptr && e.last_entry->stream == e.carried_entry->stream;
+  if (fits && (e.last == 0 || (e.may_overlap && !same_stream))) {
+    v.launch.id = e.carried;
+    if (e.last == 0) return "";
+    return "\n  (" + overlap + ": named after the launch that passed the view; the device's launch counter showed #" +
+           std::to_string(e.last) + ", another stream's launch, unless an earlier launch kept the view in memory)";
+  }
+  return "\n  (the view was passed to launch #" + std::to_string(e.carried) + " and kept in memory" +
+         (e.may_overlap ? "; " + overlap + ": " + maybe_other : std::string()) + ")";
+}
+
+#if CUGUARD_IMPL_CHECKS
+/// choose_launch with the evidence of `d` (call with the runtime's mutex held).
+inline std::string resolve_launch(violation& v, const pending& p, const device_runtime& d) {
+  const runtime_state& rt = runtime();
+  const auto known = [&](std::uint64_t id) -> const launch_entry* {
+    const launch_entry& e = rt.ring[id % runtime_state::ring_size];
+    return id != 0 && e.id == id ? &e : nullptr;
+  };
+  launch_evidence e;
+  e.last = v.launch.id;
+  e.carried = p.view_launch;
+  e.last_entry = known(e.last);
+  e.carried_entry = known(e.carried);
+  e.streams = d.streams.size();
+  // Emulated launches run one at a time, and CUGUARD_LAUNCH_BLOCKING checks each before the next.
+  e.may_overlap = !CUGUARD_IMPL_EMULATION && e.streams > 1 && !launch_blocking();
+  return choose_launch(v, e);
 }
 
 /// The device record, read and cleared for the next violation.
@@ -476,7 +520,7 @@ inline bool read_device_record(device_runtime& d, device_record& out, bool& lost
   if (!r.complete) note += "\n  (the record is incomplete: the kernel stopped while writing it)";
   {
     std::lock_guard<std::mutex> lock(runtime().mutex);
-    note += resolve_launch(r.v, r.p, d.streams.size());
+    note += resolve_launch(r.v, r.p, d);
     d.streams.clear();
   }
   complete_record(r.v, r.p);

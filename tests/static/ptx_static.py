@@ -15,8 +15,8 @@ PTX) and:
   * --table FILE writes the measurements as a Markdown table (bench/static-costs.md).
 Exit status 0 when every check holds.
 
-cuobjdump is looked for with --cuobjdump, on PATH, next to nvcc, then in the PyPI package
-nvidia-cuda-cuobjdump. Without it the SASS is not compared (said in the output); with
+cuobjdump is looked for with --cuobjdump (or CUGUARD_CUOBJDUMP in the environment), on PATH,
+next to nvcc, then in the PyPI package nvidia-cuda-cuobjdump. Without it the SASS is not compared (said in the output); with
 CUGUARD_REQUIRE_SASS=1 in the environment (CI) that is a failure.
 """
 import argparse
@@ -95,8 +95,9 @@ def registers_needed(ptxas, arch, ptx_file, entry, default):
 
 
 def find_cuobjdump(given, nvcc):
+    given = given or os.environ.get("CUGUARD_CUOBJDUMP")
     if given:
-        return given
+        return given if pathlib.Path(given).is_file() else None
     for candidate in (shutil.which("cuobjdump"), pathlib.Path(shutil.which(nvcc) or nvcc).parent / "cuobjdump"):
         if candidate and pathlib.Path(candidate).is_file():
             return str(candidate)
