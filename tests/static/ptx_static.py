@@ -16,7 +16,8 @@ PTX) and:
 Exit status 0 when every check holds.
 
 cuobjdump is looked for with --cuobjdump (or CUGUARD_CUOBJDUMP in the environment), on PATH,
-next to nvcc, then in the PyPI package nvidia-cuda-cuobjdump. Without it the SASS is not compared (said in the output); with
+next to nvcc, then in the PyPI package nvidia-cuda-cuobjdump (it runs nvdisasm, from
+nvidia-cuda-nvdisasm, found next to it). Without it the SASS is not compared (said in the output); with
 CUGUARD_REQUIRE_SASS=1 in the environment (CI) that is a failure.
 """
 import argparse
@@ -319,7 +320,8 @@ def main():
     budgets = json.loads(pathlib.Path(args.budgets).read_text()) if pathlib.Path(args.budgets).exists() else {}
     rows, sass_same = [], 0
     if cuobjdump is None and os.environ.get("CUGUARD_REQUIRE_SASS") == "1":
-        failures.append("cuobjdump not found (CUGUARD_REQUIRE_SASS=1): pip install nvidia-cuda-cuobjdump")
+        failures.append("cuobjdump not found (CUGUARD_REQUIRE_SASS=1): pip install nvidia-cuda-cuobjdump "
+                        "nvidia-cuda-nvdisasm")
     for key in sorted(kernels):
         k = kernels[key]
         t = twins.get(key)
@@ -397,7 +399,7 @@ def main():
                     f"{build_off[1]:.1f} s and {build_on[1]:.1f} s ({build_on[1] / build_off[1]:.2f}x).\n")
     sass_line = (f"SASS with checks off (cuobjdump -sass): identical to the raw twin for {sass_same} of "
                  f"{len(kernels)} kernels.\n" if cuobjdump else
-                 "SASS: not compared (no cuobjdump; pip install nvidia-cuda-cuobjdump).\n")
+                 "SASS: not compared (no cuobjdump; pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm).\n")
     print(table)
     print(sass_line.rstrip() + (f" ({cuobjdump})\n" if cuobjdump else ""))
     print(compile_line)
