@@ -13,9 +13,15 @@ import math
 
 
 def load(path):
+    """{benchmark: its result}: the median of the repetitions where the run repeated them
+    (--benchmark_repetitions), else the one run."""
     with open(path) as f:
         data = json.load(f)
-    return {b["name"]: b for b in data["benchmarks"] if b.get("run_type", "iteration") == "iteration"}, data["context"]
+    runs = data["benchmarks"]
+    medians = {b["run_name"]: b for b in runs if b.get("run_type") == "aggregate" and b.get("aggregate_name") == "median"}
+    if medians:
+        return medians, data["context"]
+    return {b["name"]: b for b in runs if b.get("run_type", "iteration") == "iteration"}, data["context"]
 
 
 def seconds(b):
@@ -57,8 +63,10 @@ def main():
         print("\n| PyTorch baseline | time |\n| --- | --- |")
         for name, t in torch.items():
             print(f"| `{name}` | {t * 1e6:.1f} us |")
+    repetitions = max((b.get("repetitions", 1) for b in off.values()), default=1)
     print(f"\nMachine: {context.get('host_name', '?')}, {context.get('num_cpus', '?')} CPUs, "
-          f"library build type {context.get('library_build_type', '?')}.")
+          f"library build type {context.get('library_build_type', '?')}; "
+          + (f"each time the median of {repetitions} repetitions." if repetitions > 1 else "each time one run."))
 
 
 if __name__ == "__main__":
