@@ -9,6 +9,7 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -162,4 +163,19 @@ CUGUARD_BENCH(scatter_add)->Arg(64)->Arg(1024)->Arg(8192);
 CUGUARD_BENCH(lstm_cell)->Arg(1)->Arg(16)->Arg(128);
 CUGUARD_BENCH(lstm_forward)->Arg(4)->Arg(16);
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+#if !CUGUARD_EMULATION
+  int devices = 0;
+  const cudaError_t s = cudaGetDeviceCount(&devices);
+  if (s != cudaSuccess || devices == 0) {
+    std::fprintf(stderr, "bench.kernels.gpu: no CUDA device answers (%s): these benchmarks need a GPU\n",
+                 s != cudaSuccess ? cudaGetErrorName(s) : "no device");
+    return 77;
+  }
+#endif
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
