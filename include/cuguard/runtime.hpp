@@ -411,7 +411,9 @@ inline bool same_dims(const dim3& a, const unsigned (&b)[3]) {
 /// unless an earlier launch kept the view in memory. The view's number is taken only where the
 /// last number may be wrong and the view's fits: its launch is still known, ran with the grid
 /// and block the device recorded, and on another stream than the last launch (on the same
-/// stream it had finished before the last one started).
+/// stream it had finished before the last one started; a last launch no longer known counts
+/// as another stream's). Distinct streams count as able to overlap, the legacy default stream
+/// too (the cautious reading).
 inline std::string choose_launch(violation& v, const launch_evidence& e) {
   const std::string several = std::to_string(e.streams) + (e.streams >= 4 ? " or more" : "");
   const std::string overlap = "launches on " + several + " streams since the device was last checked as a whole";

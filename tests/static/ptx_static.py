@@ -162,6 +162,10 @@ PURE = re.compile(r"^(?:ld\.param|mov|cvt|cvta|add|sub|mul|mad|mul24|mad24|div|r
                   r"clz|popc|brev|prmt|testp)\.")
 BOUNDARY = re.compile(r"^(?:bra|ret|exit|trap|call|brkpt)\b")
 NAME = re.compile(r"%(?:rd|r|f|fd|p|rs|h|hh)\d+|_ZZ\w+")
+# Any other %name: the thread's coordinates are constants; anything else (a carry flag, a clock,
+# the stack pointer, a temporary of an asm block) keeps the line in its place.
+OTHER_NAME = re.compile(r"%(?!(?:rd|r|f|fd|p|rs|h|hh)\d)(\w+)")
+CONSTANT_SPECIAL = {"tid", "ntid", "ctaid", "nctaid"}
 
 
 def normalize(name, body):
@@ -198,8 +202,23 @@ def normalize(name, body):
         return line
 
     def schedulable(line):
-        # Labels, directives, braces, predicated instructions and control flow end a block.
-        return line.endswith(";") and not line.startswith(("@", "{", "}", ".")) and not BOUNDARY.match(line)
+        # Labels, directives, braces, predicated instructions and control flow end a block, and so
+        # do instructions with a carry (.cc, addc...) or another %name than a register.
+        if not line.endswith(";") or line.startswith(("@", "{", "}", ".")) or BOUNDARY.match(line):
+            return False
+        opcode = line.split(" ", 1)[0]
+        if ".cc" in opcode or re.match(r"(?:addc|subc|madc)\.", opcode):
+            return False
+        return all(m.group(1).split(".")[0] in CONSTANT_SPECIAL for m in OTHER_NAME.finditer(line))
+
+    def destinations(operands):
+        """(results, the rest) of an instruction's operands: the first operand, or a whole
+        {vector} of them."""
+        if operands.startswith("{"):
+            end = operands.index("}") + 1
+            return operands[:end], operands[end:]
+        first, _, rest = operands.partition(",")
+        return first, rest
 
     out, block = [], []
 
@@ -209,7 +228,7 @@ def normalize(name, body):
         deps, last_def, uses_since, last_ordered = [], {}, {}, None
         for i, line in enumerate(block):
             operands = line.split(" ", 1)[1] if " " in line else ""
-            first, _, rest = operands.partition(",")
+            first, rest = destinations(operands)
             pure = bool(PURE.match(line))
             defined = set(NAME.findall(first)) if pure else set(NAME.findall(operands))
             used = set(NAME.findall(rest)) if pure else set(NAME.findall(operands))
