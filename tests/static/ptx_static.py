@@ -272,16 +272,20 @@ def instructions(body):
                if (s := re.sub(r"//.*", "", line).strip()).endswith(";") and not s.startswith("."))
 
 
+SPILLS = {}  # mangled entry name -> bytes spilled (stores + loads) at ptxas's default count
+
+
 def resources(log):
-    """{mangled name: (registers, stack bytes)} from ptxas -v."""
+    """{mangled name: (registers, stack bytes)} from ptxas -v, and {mangled name: spilled bytes}."""
     result, name, stack = {}, None, 0
     for line in log.splitlines():
         m = re.search(r"Compiling entry function '(\S+)'", line)
         if m:
             name = m.group(1)
-        m = re.search(r"(\d+) bytes stack frame", line)
+        m = re.search(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads", line)
         if m and name:
             stack = int(m.group(1))
+            SPILLS[name] = int(m.group(2)) + int(m.group(3))
         m = re.search(r"Used (\d+) registers", line)
         if m and name:
             result[name] = (int(m.group(1)), stack)
@@ -384,6 +388,9 @@ def main():
             continue
         regs_off, stack_off = res_off.get(k, (0, 0))
         regs_on, stack_on = res_on.get(c, (0, 0))
+        for build, entry in (("checks off", k), ("checks on", c)):
+            if SPILLS.get(entry, 0):
+                failures.append(f"{key}: spills {SPILLS[entry]} bytes with {build} at ptxas's default register count")
         need_off = registers_needed(ptxas, args.arch, work / "checks0" / "kernels.ptx", k, regs_off)
         need_on = registers_needed(ptxas, args.arch, work / "checks1" / "kernels.ptx", c, regs_on)
         rows.append((key, same, regs_off, regs_on, stack_off, stack_on, instructions(off[k]), instructions(on[c]),

@@ -117,7 +117,7 @@ __global__ void mask_counts_kernel(raw<const M, 1> mask, raw<std::int64_t, 1> co
 }
 
 template <class I>
-__global__ void __launch_bounds__(1024) exclusive_scan_kernel(raw<I, 1> values, raw<I, 1> total) {
+__global__ void __launch_bounds__(1024, 1) exclusive_scan_kernel(raw<I, 1> values, raw<I, 1> total) {
   __shared__ std::int64_t scan[1024];
   const std::int64_t threads = blockDim.x;
   std::int64_t base = 0;

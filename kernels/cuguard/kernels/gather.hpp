@@ -122,7 +122,7 @@ __global__ void mask_counts_kernel(checked_view<const M, 1> mask, checked_view<s
 /// values[i] = values[0] + ... + values[i - 1] in place, and total[0] = the sum of them all. One
 /// block; a block-wide scan per chunk of blockDim.x values (the per-block counts of masked_rows).
 template <class I>
-__global__ void __launch_bounds__(detail::scan_threads)
+__global__ void __launch_bounds__(detail::scan_threads, 1)
     exclusive_scan_kernel(checked_view<I, 1> values, checked_view<I, 1> total) {
   static_assert(cuda::std::is_same<I, std::int64_t>::value, "exclusive_scan_kernel: int64 values");
   __shared__ std::int64_t storage[detail::scan_threads];
