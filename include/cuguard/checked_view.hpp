@@ -251,9 +251,10 @@ class checked_view {
   /// Device of the memory, -1 if none or unknown.
   CUGUARD_HOST_DEVICE constexpr int device() const noexcept { return device_; }
   /// The number of the cuguard::launch that passed this view to its kernel (kept by the views
-  /// derived from it); 0 for a view that no cuguard::launch passed, such as one made in device
-  /// code from shared memory. A report names this launch; without one it names the last launch
-  /// started on the device.
+  /// derived from it); 0 for a view that no cuguard::launch passed as an argument itself, such
+  /// as one made in device code from shared memory. A report in device code records it next to
+  /// the device's last launch number, and check() names the launch the evidence points to
+  /// (this one where kernels of several streams may have overlapped and it fits the grid).
   CUGUARD_HOST_DEVICE constexpr std::uint64_t launch_number() const noexcept { return launch_; }
 #else
   CUGUARD_HOST_DEVICE constexpr const char* label() const noexcept { return ""; }
