@@ -246,9 +246,9 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void device_report(const Fill& fill
 
 /// Hands a violation to the policy of the code it was found in. `fill(v, p)` writes the numbers
 /// of the violation into the record `v` and what is still to complete into `p`; the source
-/// position, thread and launch (`launch`: the number the view carries, if any) are added here. In device code (and emulated kernels) the record
-/// goes to the report channel and the function returns (record and continue) or traps; in host
-/// code it throws or aborts.
+/// position, thread and launch (`launch`: the number the view carries, if any) are added here.
+/// In device code (and emulated kernels) the record goes to the report channel and the function
+/// returns (record and continue) or traps; in host code it throws or aborts.
 template <class Fill>
 CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void report(const Fill& fill, const cuda::std::source_location& where,
                                                          std::uint64_t launch = 0) {
