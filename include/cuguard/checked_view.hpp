@@ -5,7 +5,8 @@
 #include <cuguard/checked_index.hpp>
 #include <cuguard/config.hpp>
 #include <cuguard/detail/fail.hpp>
-#include <cuguard/lifetime.hpp>
+#include <cuguard/detail/host_hooks.hpp>
+#include <cuguard/detail/lifetime_token.hpp>
 #include <cuguard/violation.hpp>
 
 #include <cuda/std/array>
@@ -106,9 +107,6 @@ struct view_meta {
   int device = -1;
   std::uint64_t launch = 0;
 };
-
-/// Sets the launch number of a view argument (cuguard::launch, on its copy of the arguments).
-struct launch_stamp;
 } // namespace detail
 
 /// A view of `T` elements in `Rank` dimensions with `Index` extents and strides (in elements).
@@ -130,7 +128,6 @@ class checked_view {
 
   template <class, std::size_t, class>
   friend class checked_view;
-  friend struct detail::launch_stamp;
 
   static constexpr bool checks = CUGUARD_IMPL_CHECKS != 0;
   using location = cuda::std::source_location;
@@ -514,6 +511,18 @@ class checked_view {
     return out;
   }
 
+  /// A copy of this view that carries launch number `launch` (what cuguard::launch gives its
+  /// copy of each view argument; see launch_number()). With checks off, the same view.
+  CUGUARD_HOST_DEVICE checked_view with_launch_number(std::uint64_t launch) const noexcept {
+    checked_view out = *this;
+#if CUGUARD_IMPL_CHECKS
+    out.launch_ = launch;
+#else
+    (void)launch;
+#endif
+    return out;
+  }
+
   /// Internal: a view assembled from parts that were already validated.
   CUGUARD_HOST_DEVICE constexpr checked_view(detail::raw_tag, T* data, const Index* extents, const Index* strides,
                                              const detail::view_meta& m) noexcept
@@ -734,20 +743,17 @@ class checked_view {
     }
 #if !CUGUARD_IMPL_DEVICE_PASS
     if (detail::in_device_code()) return; // an emulated kernel's view (a shared-memory tile)
-    const detail::allocation_lookup found = detail::registry().find(data_);
-    if (found.found == detail::allocation_lookup::state::untracked) {
-      if (detail::memory_space_hook != nullptr) detail::memory_space_hook(data_, space_, device_);
-      return;
-    }
-    const auto first = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(data_) - found.info.begin);
+    const detail::allocation_span found = detail::locate_allocation(data_);
+    space_ = found.space;
+    device_ = found.device;
+    if (!found.tracked) return;
+    const auto first = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(data_) - found.begin);
     const auto bytes = static_cast<std::int64_t>((largest + 1) * sizeof(T));
-    if (CUGUARD_IMPL_UNLIKELY(first + bytes > static_cast<std::int64_t>(found.info.bytes))) {
+    if (CUGUARD_IMPL_UNLIKELY(first + bytes > static_cast<std::int64_t>(found.bytes))) {
       detail::fail_allocation(*this, found, first, bytes, where);
       return make_empty();
     }
     token_ = found.token;
-    space_ = found.info.space;
-    device_ = found.info.device;
 #endif
   }
 #else

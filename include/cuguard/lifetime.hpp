@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// Lifetime metadata: track(pointer, bytes, label) / release(pointer), and the token views carry.
+// The lifetime registry: track(pointer, bytes, label) / release(pointer), and the answers views
+// get through detail::host_hooks (which allocation a pointer lies in, what is known of it).
 #pragma once
 
 #include <cuguard/config.hpp>
-#include <cuguard/detail/device_state.hpp>
+#include <cuguard/detail/host_hooks.hpp>
+#include <cuguard/detail/lifetime_token.hpp>
 #include <cuguard/report.hpp>
 #include <cuguard/violation.hpp>
 
@@ -20,30 +22,12 @@
 #include <vector>
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
-
-/// Identifies one tracked allocation: a slot of the registry and the generation the slot had
-/// when the view was made. Slot 0 means "not tracked". Released slots change generation, so a
-/// stale token no longer matches.
-struct lifetime_token {
-  std::uint32_t slot = 0;
-  std::uint32_t generation = 0;
-};
-
 namespace detail {
-
-inline constexpr std::uint32_t lifetime_slots = CUGUARD_IMPL_LIFETIME_SLOTS;
-static_assert(lifetime_slots >= 2, "CUGUARD_LIFETIME_SLOTS must be at least 2");
-
-/// Current generation of each slot; read on every checked host access through a tracked view,
-/// so it is a plain array of relaxed atomics with no lock and no initialization guard.
-inline std::atomic<std::uint32_t> lifetime_generations[lifetime_slots];
 
 /// Set by the runtime: told of every release, so that it can update the device copies of the
 /// generations in stream order (`stream` is the cudaStream_t of the release, null: default).
+/// Both sides are the runtime's.
 inline void (*lifetime_release_hook)(std::uint32_t slot, std::uint32_t generation, void* stream) = nullptr;
-
-/// Set by the runtime: where a pointer lives (false if it cannot tell).
-inline bool (*memory_space_hook)(const void* p, memory_space& space, int& device) = nullptr;
 
 /// What the registry knows of one allocation.
 struct allocation_info {
@@ -57,17 +41,23 @@ struct allocation_info {
   bool live = false;
 };
 
-/// The answer of lifetime_registry::find.
-struct allocation_lookup {
-  enum class state { untracked, live } found = state::untracked;
-  lifetime_token token;
-  allocation_info info;
-};
-
 /// Host-side table of tracked allocations. Slots are reused oldest-released first, so the
-/// allocation and release sites of a stale view stay readable as long as possible.
-class lifetime_registry {
+/// allocation and release sites of a stale view stay readable as long as possible. It installs
+/// itself as the views' host_hooks when it is first used, unless the runtime installed its own
+/// (which asks it first).
+class lifetime_registry final : public host_hooks {
  public:
+  lifetime_registry() {
+    const host_hooks* none = nullptr;
+    installed_host_hooks.compare_exchange_strong(none, this, std::memory_order_acq_rel);
+  }
+  lifetime_registry(const lifetime_registry&) = delete;
+  lifetime_registry& operator=(const lifetime_registry&) = delete;
+  ~lifetime_registry() {
+    const host_hooks* self = this;
+    installed_host_hooks.compare_exchange_strong(self, nullptr, std::memory_order_acq_rel);
+  }
+
   lifetime_token track(const void* p, std::size_t bytes, const char* label, memory_space space, int device,
                        cuda::std::source_location where) {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -88,7 +78,7 @@ class lifetime_registry {
     infos_[slot] = allocation_info{begin, bytes, label ? label : "", space, device, where, {}, true};
     live_[begin] = slot;
     tracked_.fetch_add(1, std::memory_order_relaxed);
-    return {slot, lifetime_generations[slot].load(std::memory_order_relaxed)};
+    return {slot, generation_of(slot)};
   }
 
   /// Releases the allocation that starts at `p`; a violation if there is none. Device copies
@@ -105,7 +95,7 @@ class lifetime_registry {
         live_.erase(it);
         infos_[slot].live = false;
         infos_[slot].released = where;
-        generation = lifetime_generations[slot].fetch_add(1, std::memory_order_relaxed) + 1;
+        generation = next_generation(slot);
         released_[begin] = slot;
         free_.push_back(slot);
       }
@@ -135,34 +125,33 @@ class lifetime_registry {
 
   /// The live allocation containing `p`. Released ones are not searched: their memory may
   /// have been handed out again by an allocator cuguard does not see.
-  allocation_lookup find(const void* p) const {
-    allocation_lookup r;
+  allocation_span locate(const void* p) const override {
+    allocation_span r;
     if (tracked_.load(std::memory_order_relaxed) == 0) return r;
     const auto addr = reinterpret_cast<std::uintptr_t>(p);
     std::lock_guard<std::mutex> lock(mutex_);
     if (auto slot = containing(live_, addr)) {
-      r.found = allocation_lookup::state::live;
-      r.token = {slot, lifetime_generations[slot].load(std::memory_order_relaxed)};
-      r.info = infos_[slot];
+      const allocation_info& info = infos_[slot];
+      r.tracked = true;
+      r.token = {slot, generation_of(slot)};
+      r.begin = info.begin;
+      r.bytes = info.bytes;
+      r.space = info.space;
+      r.device = info.device;
     }
     return r;
   }
 
-  /// Fills the allocation fields of `v` for a stale token; false if the slot was reused since.
-  bool describe_stale(const lifetime_token& t, violation& v) const {
+  /// Fills the allocation fields of `v` for `t`: a live allocation, or a released one whose
+  /// slot was not reused since.
+  bool describe(const lifetime_token& t, violation& v) const override {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (t.slot >= infos_.size()) return false;
+    if (t.slot == 0 || t.slot >= infos_.size()) return false;
     const allocation_info& info = infos_[t.slot];
-    if (info.live || lifetime_generations[t.slot].load(std::memory_order_relaxed) != t.generation + 1) return false;
+    const std::uint32_t now = generation_of(t.slot);
+    if (info.live ? now != t.generation : now != t.generation + 1) return false;
     fill_allocation(v, info);
     return true;
-  }
-
-  /// Fills the allocation fields of `v` for the stale token {slot, generation} that device code
-  /// recorded (in arg[1], arg[2]).
-  bool describe_stale_record(violation& v) const {
-    const lifetime_token t{static_cast<std::uint32_t>(v.arg[1]), static_cast<std::uint32_t>(v.arg[2])};
-    return describe_stale(t, v);
   }
 
   static void fill_allocation(violation& v, const allocation_info& info) {
@@ -202,21 +191,6 @@ class lifetime_registry {
 inline lifetime_registry& registry() {
   static lifetime_registry r;
   return r;
-}
-
-/// True if the allocation behind `t` is still alive (or untracked). Device code reads the
-/// device copy of the generations (updated in stream order by the runtime).
-CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE bool alive(const lifetime_token& t) noexcept {
-#if CUGUARD_IMPL_DEVICE_PASS && CUGUARD_IMPL_CHECKS
-  if (t.slot == 0) return true;
-  const std::uint32_t* generations = current_device_state().generations;
-  return generations == nullptr || generations[t.slot] == t.generation;
-#elif CUGUARD_IMPL_DEVICE_PASS
-  (void)t;
-  return true;
-#else
-  return t.slot == 0 || lifetime_generations[t.slot].load(std::memory_order_relaxed) == t.generation;
-#endif
 }
 
 } // namespace detail

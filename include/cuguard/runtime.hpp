@@ -9,6 +9,8 @@
 #include <cuguard/detail/channel.hpp>
 #include <cuguard/detail/device_state.hpp>
 #include <cuguard/detail/fail.hpp>
+#include <cuguard/detail/host_hooks.hpp>
+#include <cuguard/detail/state_symbols.hpp>
 #include <cuguard/lifetime.hpp>
 #include <cuguard/report.hpp>
 #include <cuguard/violation.hpp>
@@ -144,7 +146,7 @@ inline device_runtime& ensure_device_locked(int device) {
 #endif
 #if !CUGUARD_IMPL_EMULATION
     std::vector<std::uint32_t> snapshot(lifetime_slots);
-    for (std::uint32_t i = 0; i < lifetime_slots; ++i) snapshot[i] = lifetime_generations[i].load();
+    for (std::uint32_t i = 0; i < lifetime_slots; ++i) snapshot[i] = generation_of(i);
     void* table = nullptr;
     void* launch_id = nullptr;
     if (const backend::status s = cudaMalloc(&table, snapshot.size() * sizeof(std::uint32_t)))
@@ -317,16 +319,11 @@ void check_argument(const P& p, const launch_entry& e, int device) {
 
 /// Gives a view argument the number of its launch, so that a report names this launch even when
 /// kernels of other streams started since (the device's launch-number cell names the last one).
-struct launch_stamp {
-  template <class P>
-  static void apply(P& p, std::uint64_t id) noexcept {
-#if CUGUARD_IMPL_CHECKS
-    if constexpr (is_checked_view<P>::value) p.launch_ = id;
-#else
-    (void)p, (void)id;
-#endif
-  }
-};
+template <class P>
+void stamp_launch(P& p, std::uint64_t id) noexcept {
+  if constexpr (is_checked_view<P>::value) p = p.with_launch_number(id);
+  (void)p, (void)id;
+}
 
 /// Completes a record that device code wrote: the kind of a failed access, the texts (from host
 /// memory, or copied from the device while the context lives), the allocation of a stale token,
@@ -610,7 +607,7 @@ void launch(const launch_config& config, void (*kernel)(Params...), Args&&... ar
   const detail::launch_entry entry = detail::begin_launch(config, reinterpret_cast<const void*>(kernel));
   const int device = detail::backend::current_device();
   std::apply([&](const auto&... p) { (detail::check_argument(p, entry, device), ...); }, params);
-  std::apply([&](auto&... p) { (detail::launch_stamp::apply(p, entry.id), ...); }, params);
+  std::apply([&](auto&... p) { (detail::stamp_launch(p, entry.id), ...); }, params);
   detail::run_kernel(config, kernel, params, entry, std::index_sequence_for<Params...>{});
   // A stream being captured into a graph runs nothing yet (and synchronizing it would end the capture).
   if (detail::launch_blocking() && !detail::backend::capturing(config.stream)) check(config.stream);
@@ -781,9 +778,23 @@ inline void update_device_generation(std::uint32_t slot, std::uint32_t generatio
 #  endif
 }
 
+/// What views ask of the host runtime: the lifetime registry, and for untracked memory the
+/// backend's word on where a pointer lives.
+class runtime_hooks final : public host_hooks {
+ public:
+  allocation_span locate(const void* p) const override {
+    allocation_span found = registry().locate(p);
+    if (!found.tracked) backend::memory_space_of(p, found.space, found.device);
+    return found;
+  }
+  bool describe(const lifetime_token& t, violation& v) const override { return registry().describe(t, v); }
+};
+
 inline bool install_runtime_hooks() {
+  (void)registry(); // constructed before the hooks, so that it outlives them
+  static const runtime_hooks hooks;
+  installed_host_hooks.store(&hooks, std::memory_order_release);
   lifetime_release_hook = &update_device_generation;
-  memory_space_hook = &backend::memory_space_of;
   return true;
 }
 /// The runtime's hooks into the lifetime registry and view construction, set at start-up.

@@ -4,8 +4,9 @@
 
 #include <cuguard/config.hpp>
 #include <cuguard/detail/channel.hpp>
+#include <cuguard/detail/host_hooks.hpp>
+#include <cuguard/detail/lifetime_token.hpp>
 #include <cuguard/detail/pending.hpp>
-#include <cuguard/lifetime.hpp>
 #include <cuguard/report.hpp>
 #include <cuguard/type_name.hpp>
 #include <cuguard/violation.hpp>
@@ -152,8 +153,9 @@ CUGUARD_HOST_DEVICE T& scratch() noexcept {
 
 /// The allocation behind a use_after_free record, from the token it recorded (arg[1], arg[2]).
 inline void describe_stale_allocation(violation& v) {
-  if (v.kind == violation_kind::use_after_free && v.alloc_label[0] == '\0' && !registry().describe_stale_record(v))
-    copy_text(v.alloc_label, "(slot reused since)");
+  if (v.kind != violation_kind::use_after_free || v.alloc_label[0] != '\0') return;
+  const lifetime_token t{static_cast<std::uint32_t>(v.arg[1]), static_cast<std::uint32_t>(v.arg[2])};
+  if (!describe_allocation(t, v)) copy_text(v.alloc_label, "(slot reused since)");
 }
 
 /// Host policy for a violation found in host code: fill the record, then throw or abort.
@@ -177,7 +179,8 @@ template <class Fill>
 /// A violation in a kernel launched before any report channel existed: says where, then traps.
 [[noreturn]] CUGUARD_IMPL_NOINLINE CUGUARD_HOST_DEVICE inline void no_channel(cuda::std::source_location where) {
   printf("cuguard: violation at %s:%u in block (%u,%u,%u) thread (%u,%u,%u), and no report channel: launch "
-         "kernels with cuguard::launch (or call cuguard::check() once before launching)\n",
+         "kernels with cuguard::launch, and include <cuguard/cuguard.hpp> (or the runtime) in the kernel's "
+         "translation unit\n",
          where.file_name(), static_cast<unsigned>(where.line()), blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x,
          threadIdx.y, threadIdx.z);
   __trap();
@@ -192,7 +195,7 @@ template <class Fill>
 CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void device_report(const Fill& fill,
                                                                 const cuda::std::source_location& where,
                                                                 std::uint64_t launch) {
-  const device_state& state = current_device_state();
+  const device_state& state = current_device_state<Fill>();
   channel* ch = state.report;
   channel_counters* counters = state.counters;
   if (ch == nullptr || counters == nullptr) no_channel(where);
@@ -340,13 +343,13 @@ CUGUARD_IMPL_COLD CUGUARD_HOST_DEVICE void fail_view(View view, violation_kind k
 
 /// Construction over a tracked allocation that the view does not fit in (host only).
 template <class View>
-CUGUARD_IMPL_NOINLINE void fail_allocation(View view, const allocation_lookup& found, std::int64_t first_byte,
+CUGUARD_IMPL_NOINLINE void fail_allocation(View view, const allocation_span& found, std::int64_t first_byte,
                                            std::int64_t bytes, cuda::std::source_location where) {
   report_host(
       [&](violation& v, pending& p) {
         fill_view(v, p, view);
         v.op = operation::make_view;
-        lifetime_registry::fill_allocation(v, found.info);
+        if (!describe_allocation(found.token, v)) v.arg[0] = static_cast<std::int64_t>(found.bytes);
         v.kind = violation_kind::out_of_bounds;
         v.arg[1] = first_byte;
         v.arg[2] = bytes;
@@ -355,8 +358,10 @@ CUGUARD_IMPL_NOINLINE void fail_allocation(View view, const allocation_lookup& f
 }
 
 #if CUGUARD_IMPL_CHECKS
-CUGUARD_IMPL_COLD CUGUARD_HOST_DEVICE void fail_bounded(std::int64_t value, std::int64_t bound,
-                                                               cuda::std::source_location where) {
+/// The cold side of bounded() (a template, as every cold path is, so that a translation unit
+/// that never instantiates a check never instantiates the device state).
+template <class Int>
+CUGUARD_IMPL_COLD CUGUARD_HOST_DEVICE void fail_bounded(Int value, Int bound, cuda::std::source_location where) {
   report(
       [&](violation& v, pending&) {
         v.kind = violation_kind::out_of_bounds;

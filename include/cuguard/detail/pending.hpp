@@ -3,14 +3,10 @@
 #pragma once
 
 #include <cuguard/config.hpp>
-#include <cuguard/lifetime.hpp>
+#include <cuguard/detail/lifetime_token.hpp>
 #include <cuguard/violation.hpp>
 
 #include <cuda/std/cstdint>
-
-#if !CUGUARD_IMPL_DEVICE_PASS
-#  include <string>
-#endif
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
 namespace detail {
@@ -71,7 +67,7 @@ CUGUARD_HOST_DEVICE inline void classify_access(violation& v, pending& p) noexce
     return;
   }
   if (p.stale) {
-    // The host fills the allocation from the token (lifetime_registry::describe_stale_record).
+    // The host fills the allocation from the token (describe_stale_allocation, through host_hooks).
     v.kind = violation_kind::use_after_free;
     v.arg[1] = p.token.slot;
     v.arg[2] = p.token.generation;

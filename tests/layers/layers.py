@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""The view layer stands alone: a translation unit that includes only <cuguard/checked_view.hpp>
+parses none of the runtime (the registry's containers, locks, the fiber scheduler, iostreams),
+defines no device state symbol and runs no start-up code of cuguard's; a program of views alone
+(view_alone.cpp) links and runs without the runtime. Checked with g++ and nvcc, checks on and
+off. (The program's kernel, with checks on, reads the device state: the symbol exists there and
+nowhere else, and only the runtime registers it.)
+
+  layers.py --root <source tree> --nvcc <nvcc or ''> --arch 90 --cccl <folder of cuda/std>
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+# Headers that only the runtime may bring in: (what, pattern on the line markers' paths).
+FORBIDDEN_HEADERS = [
+    ("<map>", r"/(map|bits/stl_map\.h)$"),
+    ("<deque>", r"/(deque|bits/stl_deque\.h)$"),
+    ("<mutex>", r"/(mutex|bits/std_mutex\.h)$"),
+    ("<thread>", r"/(thread|bits/std_thread\.h)$"),
+    ("iostreams", r"/(iostream|ostream|istream|sstream)$"),
+    ("the fiber scheduler", r"/cuguard/detail/fibers\.hpp$"),
+    ("<ucontext.h>", r"/ucontext\.h$"),
+    ("the lifetime registry", r"/cuguard/lifetime\.hpp$"),
+    ("the runtime", r"/cuguard/(runtime|launch|check|device_buffer)\.hpp$"),
+    ("the state symbols' registration", r"/cuguard/detail/state_symbols\.hpp$"),
+]
+# Symbols that only the runtime defines (nm -C of the object or program).
+FORBIDDEN_SYMBOLS = [
+    ("the device state symbol", r"cuguard_impl_device_state"),
+    ("the device state registration", r"cuguard_impl_state_registration"),
+    ("the lifetime registry", r"lifetime_registry"),
+    ("the runtime's state", r"runtime_state|registered_state_symbols|runtime_hooks"),
+    ("the fiber scheduler", r"grid_runner"),
+]
+
+failures = []
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, capture_output=True, text=True, **kw)
+
+
+def headers_of(preprocessed):
+    paths = set()
+    for m in re.finditer(r'^# \d+ "([^"]+)"', preprocessed, re.M):
+        paths.add(os.path.normpath(m.group(1)))
+    return paths
+
+
+def check_header_alone(name, compiler, flags, out_dir, suffix):
+    """The object of a translation unit that includes checked_view.hpp and nothing else."""
+    src = os.path.join(out_dir, "header_alone" + suffix)
+    with open(src, "w") as f:
+        f.write("#include <cuguard/checked_view.hpp>\n")
+    obj = os.path.join(out_dir, name + ".header_alone.o")
+    build = run([*compiler, *flags, "-c", src, "-o", obj])
+    if build.returncode != 0:
+        failures.append(f"{name}: checked_view.hpp alone does not compile:\n{build.stderr}")
+        return
+    symbols = run(["nm", "-C", obj]).stdout
+    hits = [line for line in symbols.splitlines() if "cuguard" in line or "_GLOBAL__sub_I" in line]
+    if hits:
+        failures.append(f"{name}: checked_view.hpp alone defines {hits[0].strip()}")
+
+
+def check(name, compiler, flags, source, out_dir, expect_violation, device_state_allowed=False):
+    pre = run([*compiler, *flags, "-E", source])
+    if pre.returncode != 0:
+        failures.append(f"{name}: preprocessing failed:\n{pre.stderr}")
+        return
+    paths = headers_of(pre.stdout)
+    for what, pattern in FORBIDDEN_HEADERS:
+        hits = sorted(p for p in paths if re.search(pattern, p))
+        if hits:
+            failures.append(f"{name}: checked_view.hpp pulls in {what}: {hits[0]}")
+    exe = os.path.join(out_dir, name)
+    build = run([*compiler, *flags, source, "-o", exe])
+    if build.returncode != 0:
+        failures.append(f"{name}: does not build without the runtime:\n{build.stderr}")
+        return
+    symbols = run(["nm", "-C", exe]).stdout
+    for what, pattern in FORBIDDEN_SYMBOLS:
+        if device_state_allowed and what == "the device state symbol":
+            continue
+        hits = [line for line in symbols.splitlines() if re.search(pattern, line)]
+        if hits:
+            failures.append(f"{name}: the program holds {what}: {hits[0].strip()}")
+    # Start-up code of cuguard's own: g++ emits _GLOBAL__sub_I_<file> for a translation unit with
+    # dynamic initialization (nvcc always registers its module, so only g++ is asked).
+    if compiler[0].endswith("g++") and re.search(r"_GLOBAL__sub_I", symbols):
+        failures.append(f"{name}: the translation unit runs start-up code (a dynamic initializer)")
+    result = run([exe])
+    if result.returncode != 0 or "views alone: ok" not in result.stdout:
+        failures.append(f"{name}: the program failed ({result.returncode}):\n{result.stdout}{result.stderr}")
+    elif expect_violation and "cuguard: out-of-bounds access to 'data' float[2, 3] at (2, 0)" not in result.stdout:
+        failures.append(f"{name}: no out-of-bounds report in:\n{result.stdout}")
+    else:
+        print(f"ok   {name}")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--root", required=True)
+    ap.add_argument("--nvcc", default="")
+    ap.add_argument("--arch", default="90")
+    ap.add_argument("--cccl", required=True, help="folder holding cuda/std (the toolkit's CCCL headers)")
+    ap.add_argument("--cxx", default="g++")
+    args = ap.parse_args()
+    include = os.path.join(args.root, "include")
+    source = os.path.join(args.root, "tests", "layers", "view_alone.cpp")
+    with tempfile.TemporaryDirectory() as tmp:
+        for checks in (1, 0):
+            flags = ["-std=c++17", "-I", include, "-I", args.cccl, f"-DCUGUARD_ENABLE_CHECKS={checks}",
+                     "-DCUGUARD_ON_VIOLATION_THROW"]
+            check_header_alone(f"g++.checks{checks}", [args.cxx], flags, tmp, ".cpp")
+            check(f"g++.checks{checks}", [args.cxx], flags, source, tmp, checks == 1)
+            if args.nvcc:
+                cu = os.path.join(tmp, "view_alone.cu")
+                with open(cu, "w") as f:
+                    f.write(f'#include "{source}"\n')
+                nv = ["-std=c++17", f"-arch=sm_{args.arch}", "-I", include, f"-DCUGUARD_ENABLE_CHECKS={checks}",
+                      "-DCUGUARD_ON_VIOLATION_THROW"]
+                check_header_alone(f"nvcc.checks{checks}", [args.nvcc], nv, tmp, ".cu")
+                check(f"nvcc.checks{checks}", [args.nvcc], nv, cu, tmp, checks == 1, device_state_allowed=checks == 1)
+    for f in failures:
+        print("FAIL " + f)
+    print(f"{'FAILED' if failures else 'passed'}: the view layer stands alone")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
