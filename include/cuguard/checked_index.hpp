@@ -6,10 +6,11 @@
 #include <cuguard/detail/fail.hpp>
 #include <cuguard/violation.hpp>
 
-#include <cuda/std/cstdint>
 #include <cuda/std/source_location>
-#include <cuda/std/type_traits>
-#include <cuda/std/utility>
+
+#include <cstdint>
+#include <type_traits>
+#include <utility>
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
 
@@ -31,7 +32,7 @@ class checked_index {
 
   /// The same index in a wider (or other) integer type, origin included: an int32 index read
   /// from an index tensor used where int64 indices are expected.
-  template <class Other, cuda::std::enable_if_t<!cuda::std::is_same<Other, Index>::value, int> = 0>
+  template <class Other, std::enable_if_t<!std::is_same<Other, Index>::value, int> = 0>
   CUGUARD_HOST_DEVICE constexpr explicit checked_index(const checked_index<Other>& other) noexcept
 #if CUGUARD_IMPL_CHECKS
       : value_(static_cast<Index>(other.value())), origin_(other.origin()) {
@@ -62,7 +63,7 @@ class checked_index {
 
 namespace detail {
 template <class I>
-struct is_checked_index<checked_index<I>> : cuda::std::true_type {};
+struct is_checked_index<checked_index<I>> : std::true_type {};
 } // namespace detail
 
 #if CUGUARD_IMPL_CHECKS
@@ -71,9 +72,9 @@ struct is_checked_index<checked_index<I>> : cuda::std::true_type {};
 /// checked_index whose origin is the label of `indices` and the position (i...).
 namespace detail {
 template <class View, class First, class... Rest>
-CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE checked_index<cuda::std::remove_cv_t<typename View::element_type>>
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE checked_index<std::remove_cv_t<typename View::element_type>>
 index_from(const View& indices, const First& i0, Rest... rest) {
-  using value_type = cuda::std::remove_cv_t<typename View::element_type>;
+  using value_type = std::remove_cv_t<typename View::element_type>;
   static_assert(is_integer_v<value_type>, "index_from: the index view's elements must be integers");
   static_assert(sizeof...(Rest) + 1 == View::rank(), "index_from: wrong number of indices for the index view");
   const value_type value = indices(i0, rest...);
@@ -90,32 +91,32 @@ index_from(const View& indices, const First& i0, Rest... rest) {
 /// Reads `indices(i...)` (a checked access, reported at the caller's line) and returns it as a
 /// checked_index whose origin is the label of `indices` and the position (i...).
 template <class View, class... Rest>
-CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE checked_index<cuda::std::remove_cv_t<typename View::element_type>>
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE checked_index<std::remove_cv_t<typename View::element_type>>
 index_from(const View& indices, detail::first_index i0, Rest... rest) {
   return detail::index_from(indices, i0, rest...);
 }
 template <class View, class... Rest>
-CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE checked_index<cuda::std::remove_cv_t<typename View::element_type>>
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE checked_index<std::remove_cv_t<typename View::element_type>>
 index_from(const View& indices, detail::first_checked_index i0, Rest... rest) {
   return detail::index_from(indices, i0, rest...);
 }
 
 namespace detail {
 template <class View, class I, std::size_t... K>
-CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE checked_index<cuda::std::remove_cv_t<typename View::element_type>>
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE checked_index<std::remove_cv_t<typename View::element_type>>
 index_from_array(const View& indices, const I (&idx)[sizeof...(K) + 1], const cuda::std::source_location& where,
-                 cuda::std::index_sequence<0, K...>) {
+                 std::index_sequence<0, K...>) {
   return detail::index_from(indices, first_index(idx[0], where), idx[K]...);
 }
 } // namespace detail
 
 /// index_from with the position as an array of Rank integers, for kernels written for any rank.
 template <class View, class I, std::size_t Rank>
-CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE checked_index<cuda::std::remove_cv_t<typename View::element_type>>
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE checked_index<std::remove_cv_t<typename View::element_type>>
 index_from(const View& indices, const I (&idx)[Rank],
            cuda::std::source_location where = cuda::std::source_location::current()) {
   static_assert(detail::is_integer_v<I>, "index_from: positions must be integers");
-  return detail::index_from_array(indices, idx, where, cuda::std::make_index_sequence<Rank>{});
+  return detail::index_from_array(indices, idx, where, std::make_index_sequence<Rank>{});
 }
 
 /// Checks 0 <= value < bound here (a violation reported at the caller's line otherwise) and
@@ -136,17 +137,17 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE checked_index<I> bounded(
 #else
 
 template <class View, class... Is>
-CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE checked_index<cuda::std::remove_cv_t<typename View::element_type>>
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE checked_index<std::remove_cv_t<typename View::element_type>>
 index_from(const View& indices, Is... is) {
-  using value_type = cuda::std::remove_cv_t<typename View::element_type>;
+  using value_type = std::remove_cv_t<typename View::element_type>;
   static_assert(detail::is_integer_v<value_type>, "index_from: the index view's elements must be integers");
   return checked_index<value_type>(indices(is...));
 }
 
 template <class View, class I, std::size_t Rank>
-CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE checked_index<cuda::std::remove_cv_t<typename View::element_type>>
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE checked_index<std::remove_cv_t<typename View::element_type>>
 index_from(const View& indices, const I (&idx)[Rank], cuda::std::source_location = {}) {
-  using value_type = cuda::std::remove_cv_t<typename View::element_type>;
+  using value_type = std::remove_cv_t<typename View::element_type>;
   return checked_index<value_type>(indices.at(idx));
 }
 

@@ -9,16 +9,13 @@
 #include <cuguard/detail/lifetime_token.hpp>
 #include <cuguard/violation.hpp>
 
-#include <cuda/std/array>
-#include <cuda/std/cstddef>
-#include <cuda/std/cstdint>
-#include <cuda/std/limits>
-#include <cuda/std/mdspan>
 #include <cuda/std/source_location>
-#include <cuda/std/type_traits>
-#include <cuda/std/utility>
 
+#include <cstddef>
+#include <cstdint>
 #include <cstring>
+#include <type_traits>
+#include <utility>
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
 
@@ -69,11 +66,27 @@ CUGUARD_HOST_DEVICE constexpr integers<N> to_integers(const I (&values)[N]) noex
   return out;
 }
 
+/// What a view needs to know of a type M it is made from or converted to; <cuguard/mdspan.hpp>
+/// specializes it for cuda::std::mdspan.
+template <class M>
+struct mdspan_traits {
+  static constexpr bool is_mdspan = false;
+  template <class T, std::size_t Rank, class Index>
+  static constexpr bool converts_from = false;
+};
+/// The cuda::std::mdspan a view converts to (`type`, `make`): defined in <cuguard/mdspan.hpp>.
+template <class T, std::size_t Rank, class Index, class Deferred>
+struct mdspan_for;
+
+/// The largest value of a signed integer type (std::numeric_limits is host code for nvcc).
+template <class Index>
+inline constexpr Index max_of = static_cast<Index>(static_cast<std::make_unsigned_t<Index>>(-1) >> 1);
+
 /// a * b with two's-complement wrap-around instead of undefined behaviour: strides of a view too
 /// large for its index type are computed before the construction check rejects the view.
 template <class Index>
 CUGUARD_HOST_DEVICE constexpr Index wrapping_mul(Index a, Index b) noexcept {
-  using unsigned_index = cuda::std::make_unsigned_t<Index>;
+  using unsigned_index = std::make_unsigned_t<Index>;
   return static_cast<Index>(static_cast<unsigned_index>(a) * static_cast<unsigned_index>(b));
 }
 
@@ -122,9 +135,9 @@ struct view_meta {
 template <class T, std::size_t Rank, class Index>
 class checked_view {
   static_assert(Rank >= 1 && Rank <= static_cast<std::size_t>(violation::max_rank), "checked_view: Rank must be 1 to 8");
-  static_assert(cuda::std::is_integral<Index>::value && cuda::std::is_signed<Index>::value,
+  static_assert(std::is_integral<Index>::value && std::is_signed<Index>::value,
                 "checked_view: Index must be a signed integer type");
-  static_assert(!cuda::std::is_reference<T>::value, "checked_view: T must not be a reference");
+  static_assert(!std::is_reference<T>::value, "checked_view: T must not be a reference");
 
   template <class, std::size_t, class>
   friend class checked_view;
@@ -134,12 +147,10 @@ class checked_view {
 
  public:
   using element_type = T;
-  using value_type = cuda::std::remove_cv_t<T>;
+  using value_type = std::remove_cv_t<T>;
   using index_type = Index;
   using reference = T&;
   using pointer = T*;
-  /// The unchecked mdspan this view converts to.
-  using mdspan_type = cuda::std::mdspan<T, cuda::std::dextents<Index, Rank>, cuda::std::layout_stride>;
 
   /// An empty view (null data, all extents 0).
   checked_view() = default;
@@ -150,7 +161,7 @@ class checked_view {
   /// cannot be read by the report.
   CUGUARD_HOST_DEVICE checked_view(T* data, const detail::integer (&extents)[Rank], const char* label,
                                    location where = location::current())
-      : checked_view(detail::shape_tag{}, data, extents, cuda::std::make_index_sequence<Rank>{}) {
+      : checked_view(detail::shape_tag{}, data, extents, std::make_index_sequence<Rank>{}) {
     init(label, where, extents, nullptr);
   }
 
@@ -159,7 +170,7 @@ class checked_view {
   CUGUARD_HOST_DEVICE checked_view(T* data, const detail::integer (&extents)[Rank],
                                    const detail::integer (&strides)[Rank], const char* label,
                                    location where = location::current())
-      : checked_view(detail::shape_tag{}, data, extents, strides, cuda::std::make_index_sequence<Rank>{}) {
+      : checked_view(detail::shape_tag{}, data, extents, strides, std::make_index_sequence<Rank>{}) {
     init(label, where, extents, strides);
   }
 
@@ -175,25 +186,30 @@ class checked_view {
                                    location where = location::current())
       : checked_view(data, detail::to_integers(extents).v, detail::to_integers(strides).v, label, where) {}
 
-  /// A view of an mdspan with a strided layout (layout_right, layout_left or layout_stride).
-  template <class Extents, class Layout, class Accessor>
-  CUGUARD_HOST_DEVICE checked_view(const cuda::std::mdspan<T, Extents, Layout, Accessor>& m, const char* label,
-                                   location where = location::current())
-      : data_(m.data_handle()) {
-    static_assert(Extents::rank() == Rank, "checked_view: the mdspan has another rank");
-    static_assert(cuda::std::is_same<Accessor, cuda::std::default_accessor<T>>::value,
-                  "checked_view: only mdspans with the default accessor can be viewed");
-    static_assert(Layout::template mapping<Extents>::is_always_strided(),
-                  "checked_view: only strided mdspan layouts can be viewed");
-    for (std::size_t r = 0; r < Rank; ++r) {
-      extents_[r] = static_cast<Index>(m.extent(r));
-      strides_[r] = static_cast<Index>(m.stride(r));
+  /// A view of a cuda::std::mdspan with a strided layout (layout_right, layout_left or
+  /// layout_stride) and the default accessor. Needs <cuguard/mdspan.hpp> (which
+  /// <cuguard/cuguard.hpp> includes): views alone do not parse mdspan.
+  template <class M>
+  CUGUARD_HOST_DEVICE checked_view(const M& m, const char* label, location where = location::current()) {
+    using traits = detail::mdspan_traits<M>;
+    static_assert(traits::is_mdspan, "checked_view: construct a view from a pointer and extents, or from a "
+                                     "cuda::std::mdspan (include <cuguard/mdspan.hpp>)");
+    if constexpr (traits::is_mdspan) {
+      static_assert(traits::rank == Rank, "checked_view: the mdspan has another rank");
+      static_assert(traits::template element_is<T>, "checked_view: the mdspan has another element type");
+      static_assert(traits::default_accessor, "checked_view: only mdspans with the default accessor can be viewed");
+      static_assert(traits::strided, "checked_view: only strided mdspan layouts can be viewed");
+      data_ = m.data_handle();
+      for (std::size_t r = 0; r < Rank; ++r) {
+        extents_[r] = static_cast<Index>(m.extent(r));
+        strides_[r] = static_cast<Index>(m.stride(r));
+      }
+      init(label, where, nullptr, nullptr);
     }
-    init(label, where, nullptr, nullptr);
   }
 
   /// A view of const T from a view of T.
-  template <class U, cuda::std::enable_if_t<cuda::std::is_same<const U, T>::value && !cuda::std::is_const<U>::value, int> = 0>
+  template <class U, std::enable_if_t<std::is_same<const U, T>::value && !std::is_const<U>::value, int> = 0>
   CUGUARD_HOST_DEVICE constexpr checked_view(const checked_view<U, Rank, Index>& other) noexcept
       : checked_view(detail::raw_tag{}, other.data_, other.extents_, other.strides_, other.meta()) {}
 
@@ -282,7 +298,7 @@ class checked_view {
   /// of one type), for kernels written for any rank. Reports the caller's line like operator().
   template <class I>
   CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE T& at(const I (&idx)[Rank], location where = location::current()) const {
-    return at_array(idx, where, cuda::std::make_index_sequence<Rank>{});
+    return at_array(idx, where, std::make_index_sequence<Rank>{});
   }
 
   /// The element at i (rank 1 only).
@@ -326,7 +342,7 @@ class checked_view {
   template <class I>
   CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE T& at(const I (&idx)[Rank], location = location::current()) const noexcept {
     static_assert(detail::is_index_v<I>, "checked_view: indices must be integers or checked_index");
-    return at_array(idx, cuda::std::make_index_sequence<Rank>{});
+    return at_array(idx, std::make_index_sequence<Rank>{});
   }
 
   template <class I>
@@ -344,7 +360,7 @@ class checked_view {
 
   template <int N, class... Is>
   CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void store(vec<value_type, N> x, Is... is) const noexcept {
-    static_assert(!cuda::std::is_const<T>::value, "checked_view: cannot store through a view of const elements");
+    static_assert(!std::is_const<T>::value, "checked_view: cannot store through a view of const elements");
     static_assert(sizeof...(Is) == Rank, "checked_view: wrong number of indices");
     const Index idx[Rank] = {static_cast<Index>(is)...};
     write_vec<N>(data_ + offset(idx), x);
@@ -484,19 +500,17 @@ class checked_view {
     return reshape(detail::to_integers(extents).v, where);
   }
 
-  /// The unchecked cuda::std::mdspan over the same elements. Explicit, because it drops every
-  /// check: use it to hand the data to code that takes an mdspan.
-  CUGUARD_HOST_DEVICE mdspan_type to_mdspan() const {
-    cuda::std::array<Index, Rank> ext{};
-    cuda::std::array<Index, Rank> str{};
-    for (std::size_t r = 0; r < Rank; ++r) {
-      ext[r] = extents_[r];
-      str[r] = strides_[r];
-    }
-    using mapping = cuda::std::layout_stride::mapping<cuda::std::dextents<Index, Rank>>;
-    return mdspan_type(data_, mapping(cuda::std::dextents<Index, Rank>(ext), str));
+  /// The unchecked cuda::std::mdspan (layout_stride) over the same elements. Explicit, because
+  /// it drops every check: use it to hand the data to code that takes an mdspan. Needs
+  /// <cuguard/mdspan.hpp> (which <cuguard/cuguard.hpp> includes).
+  template <class Deferred = void>
+  CUGUARD_HOST_DEVICE typename detail::mdspan_for<T, Rank, Index, Deferred>::type to_mdspan() const {
+    return detail::mdspan_for<T, Rank, Index, Deferred>::make(data_, extents_, strides_);
   }
-  CUGUARD_HOST_DEVICE explicit operator mdspan_type() const { return to_mdspan(); }
+  template <class M, std::enable_if_t<detail::mdspan_traits<M>::template converts_from<T, Rank, Index>, int> = 0>
+  CUGUARD_HOST_DEVICE explicit operator M() const {
+    return to_mdspan();
+  }
 
   /// A view of the same memory with every check of this build but a new label (in device code,
   /// a string literal: see the constructor).
@@ -526,7 +540,7 @@ class checked_view {
   /// Internal: a view assembled from parts that were already validated.
   CUGUARD_HOST_DEVICE constexpr checked_view(detail::raw_tag, T* data, const Index* extents, const Index* strides,
                                              const detail::view_meta& m) noexcept
-      : checked_view(detail::raw_tag{}, data, extents, strides, m, cuda::std::make_index_sequence<Rank>{}) {}
+      : checked_view(detail::raw_tag{}, data, extents, strides, m, std::make_index_sequence<Rank>{}) {}
 
  private:
   // No loops over the rank in what kernels inline (constructors, offsets): NVVM unrolls such a
@@ -536,17 +550,17 @@ class checked_view {
   // Pack expansions give the optimizer the shape at once.
   template <std::size_t... K>
   CUGUARD_HOST_DEVICE constexpr checked_view(detail::shape_tag, T* data, const detail::integer (&extents)[Rank],
-                                             cuda::std::index_sequence<K...>) noexcept
+                                             std::index_sequence<K...>) noexcept
       : data_(data),
         extents_{static_cast<Index>(extents[K].value)...},
         strides_{detail::row_major_stride<Index, K + 1>(extents)...} {}
   template <std::size_t... K>
   CUGUARD_HOST_DEVICE constexpr checked_view(detail::shape_tag, T* data, const detail::integer (&extents)[Rank],
-                                             const detail::integer (&strides)[Rank], cuda::std::index_sequence<K...>) noexcept
+                                             const detail::integer (&strides)[Rank], std::index_sequence<K...>) noexcept
       : data_(data), extents_{static_cast<Index>(extents[K].value)...}, strides_{static_cast<Index>(strides[K].value)...} {}
   template <std::size_t... K>
   CUGUARD_HOST_DEVICE constexpr checked_view(detail::raw_tag, T* data, const Index* extents, const Index* strides,
-                                             const detail::view_meta& m, cuda::std::index_sequence<K...>) noexcept
+                                             const detail::view_meta& m, std::index_sequence<K...>) noexcept
       : data_(data), extents_{extents[K]...}, strides_{strides[K]...} {
 #if CUGUARD_IMPL_CHECKS
     label_ = m.label;
@@ -583,17 +597,17 @@ class checked_view {
 
   // A fold, not a loop (see "No loops over the rank" above).
   template <class I, std::size_t... K>
-  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE I offset(const I (&idx)[Rank], cuda::std::index_sequence<K...>) const noexcept {
+  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE I offset(const I (&idx)[Rank], std::index_sequence<K...>) const noexcept {
     return ((idx[K] * static_cast<I>(strides_[K])) + ...);
   }
   template <class I>
   CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE I offset(const I (&idx)[Rank]) const noexcept {
-    return offset(idx, cuda::std::make_index_sequence<Rank>{});
+    return offset(idx, std::make_index_sequence<Rank>{});
   }
 
 #if !CUGUARD_IMPL_CHECKS
   template <class I, std::size_t... K>
-  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE T& at_array(const I (&idx)[Rank], cuda::std::index_sequence<K...>) const noexcept {
+  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE T& at_array(const I (&idx)[Rank], std::index_sequence<K...>) const noexcept {
     const Index narrow[Rank] = {static_cast<Index>(idx[K])...};
     return data_[offset(narrow)];
   }
@@ -634,7 +648,7 @@ class checked_view {
 
   template <class I, std::size_t... K>
   CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE T& at_array(const I (&idx)[Rank], const location& where,
-                                                          cuda::std::index_sequence<0, K...>) const {
+                                                          std::index_sequence<0, K...>) const {
     static_assert(detail::is_index_v<I>, "checked_view: indices must be integers or checked_index");
     if constexpr (detail::is_checked_index<I>::value) {
       return access(detail::first_checked_index(idx[0], where), idx[K]...);
@@ -664,7 +678,7 @@ class checked_view {
   template <int N, class First, class... Rest>
   CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void vector_store(vec<value_type, N> x, const First& i0,
                                                                  Rest... rest) const {
-    static_assert(!cuda::std::is_const<T>::value, "checked_view: cannot store through a view of const elements");
+    static_assert(!std::is_const<T>::value, "checked_view: cannot store through a view of const elements");
     static_assert(sizeof...(Rest) + 1 == Rank, "checked_view: wrong number of indices");
     const std::int64_t idx[Rank] = {i0.value, detail::index_value(rest)...};
     T* p = data_ + offset(idx);
@@ -699,8 +713,8 @@ class checked_view {
                                 const detail::integer* str) {
     label_ = label;
     label_on_host_ = !CUGUARD_IMPL_DEVICE_PASS;
-    constexpr auto max = static_cast<std::uint64_t>(cuda::std::numeric_limits<Index>::max());
-    constexpr auto cap = static_cast<std::uint64_t>(cuda::std::numeric_limits<std::int64_t>::max());
+    constexpr auto max = static_cast<std::uint64_t>(detail::max_of<Index>);
+    constexpr auto cap = static_cast<std::uint64_t>(detail::max_of<std::int64_t>);
     std::uint64_t largest = 0; // largest offset, saturated at cap
     std::uint64_t count = 1;   // element count, saturated at cap
     for (std::size_t r = 0; r < Rank; ++r) {
@@ -806,14 +820,6 @@ CUGUARD_HOST_DEVICE checked_view<T, Rank> make_strided_view(
     T* data, const I (&extents)[Rank], const J (&strides)[Rank], const char* label,
     cuda::std::source_location where = cuda::std::source_location::current()) {
   return checked_view<T, Rank>(data, detail::to_integers(extents).v, detail::to_integers(strides).v, label, where);
-}
-
-/// A view of an mdspan with a strided layout and the default accessor.
-template <class T, class Extents, class Layout, class Accessor>
-CUGUARD_HOST_DEVICE checked_view<T, Extents::rank(), typename Extents::index_type> make_view(
-    const cuda::std::mdspan<T, Extents, Layout, Accessor>& m, const char* label,
-    cuda::std::source_location where = cuda::std::source_location::current()) {
-  return checked_view<T, Extents::rank(), typename Extents::index_type>(m, label, where);
 }
 
 /// Asserts that `v` is contiguous (row-major, packed); a non_contiguous violation otherwise.

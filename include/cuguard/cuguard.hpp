@@ -14,6 +14,7 @@
 #include <cuguard/checked_index.hpp>
 #include <cuguard/checked_view.hpp>
 #include <cuguard/describe.hpp>
+#include <cuguard/mdspan.hpp>
 #if defined(__CUDACC__) || CUGUARD_IMPL_EMULATION
 #  include <cuguard/shared_memory.hpp>
 #  include <cuguard/runtime.hpp>

@@ -9,7 +9,7 @@
 #include <cuguard/report.hpp>
 #include <cuguard/violation.hpp>
 
-#include <cuda/std/cstdint>
+#include <cstdint>
 #include <cuda/std/source_location>
 
 #include <atomic>

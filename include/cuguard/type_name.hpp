@@ -4,8 +4,7 @@
 
 #include <cuguard/config.hpp>
 
-#include <cuda/std/cstdint>
-#include <cuda/std/type_traits>
+#include <type_traits>
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
 
@@ -40,7 +39,7 @@ CUGUARD_IMPL_TYPE_NAME(unsigned long long, "uint64")
 namespace detail {
 /// Whether T is const: reports say "const float" for a view of const float.
 template <class T>
-inline constexpr bool is_const_element = cuda::std::is_const<T>::value;
+inline constexpr bool is_const_element = std::is_const<T>::value;
 } // namespace detail
 
 CUGUARD_IMPL_END_NAMESPACE

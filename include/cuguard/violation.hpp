@@ -4,7 +4,7 @@
 
 #include <cuguard/config.hpp>
 
-#include <cuda/std/cstdint>
+#include <cstdint>
 #include <cuda/std/source_location>
 
 CUGUARD_IMPL_BEGIN_NAMESPACE

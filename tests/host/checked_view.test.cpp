@@ -333,9 +333,9 @@ TEST_CASE("to_mdspan gives an unchecked mdspan over the same elements") {
   CHECK(m.extent(0) == 3);
   CHECK(m.stride(0) == 1);
   CHECK(m(2, 1) == 5.0f);
-  auto explicit_m = static_cast<cuguard::checked_view<float, 2>::mdspan_type>(v);
+  auto explicit_m = static_cast<cuguard::mdspan_of<float, 2>>(v);
   CHECK(explicit_m.data_handle() == data.data());
-  static_assert(!std::is_convertible_v<cuguard::checked_view<float, 2>, cuguard::checked_view<float, 2>::mdspan_type>);
+  static_assert(!std::is_convertible_v<cuguard::checked_view<float, 2>, cuguard::mdspan_of<float, 2>>);
 }
 
 TEST_CASE("a view made from an mdspan has its extents and strides") {

@@ -7,7 +7,7 @@
 #include <cuguard/detail/pending.hpp>
 #include <cuguard/violation.hpp>
 
-#include <cuda/std/cstdint>
+#include <cstdint>
 
 #if CUGUARD_IMPL_EMULATION
 #  include <cuguard/emulation.hpp>

@@ -5,7 +5,7 @@
 
 #include <cuguard/config.hpp>
 
-#include <cuda/std/cstdint>
+#include <cstdint>
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
 namespace detail {

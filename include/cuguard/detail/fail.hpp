@@ -11,20 +11,21 @@
 #include <cuguard/type_name.hpp>
 #include <cuguard/violation.hpp>
 
-#include <cuda/std/bit>
-#include <cuda/std/cstdint>
 #include <cuda/std/source_location>
-#include <cuda/std/type_traits>
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
 namespace detail {
 
 template <class T>
 inline constexpr bool is_integer_v =
-    cuda::std::is_integral<T>::value && !cuda::std::is_same<cuda::std::remove_cv_t<T>, bool>::value;
+    std::is_integral<T>::value && !std::is_same<std::remove_cv_t<T>, bool>::value;
 
 template <class T>
-struct is_checked_index : cuda::std::false_type {};
+struct is_checked_index : std::false_type {};
 } // namespace detail
 
 template <class Index>
@@ -82,7 +83,7 @@ struct first_checked_index {
 
 template <class I>
 CUGUARD_HOST_DEVICE constexpr std::int64_t index_value(const I& i) noexcept {
-  if constexpr (cuda::std::is_same<I, first_index>::value || cuda::std::is_same<I, first_checked_index>::value) {
+  if constexpr (std::is_same<I, first_index>::value || std::is_same<I, first_checked_index>::value) {
     return i.value;
   } else if constexpr (is_checked_index<I>::value) {
     return static_cast<std::int64_t>(i.value());
@@ -93,7 +94,7 @@ CUGUARD_HOST_DEVICE constexpr std::int64_t index_value(const I& i) noexcept {
 
 template <class I>
 CUGUARD_HOST_DEVICE constexpr origin_info origin_of(const I& i) noexcept {
-  if constexpr (cuda::std::is_same<I, first_checked_index>::value) {
+  if constexpr (std::is_same<I, first_checked_index>::value) {
     return i.origin;
   } else if constexpr (is_checked_index<I>::value) {
     return i.origin();
@@ -117,7 +118,7 @@ struct args {
 /// The element type's name as reports write it ("const float").
 template <class T>
 CUGUARD_HOST_DEVICE inline void fill_type(char (&dst)[32]) noexcept {
-  copy_type(dst, cuda::std::is_const<T>::value, type_name<cuda::std::remove_cv_t<T>>::value);
+  copy_type(dst, std::is_const<T>::value, type_name<std::remove_cv_t<T>>::value);
 }
 
 /// Label, type, shape, strides and memory space of `view`.
@@ -127,8 +128,8 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void fill_view(violation& v, pendin
   const label_ref l = view.label_ref();
   p.label = address_of(l.text);
   p.label_on_host = l.on_host;
-  p.type = address_of(type_name<cuda::std::remove_cv_t<element>>::value);
-  p.type_const = cuda::std::is_const<element>::value;
+  p.type = address_of(type_name<std::remove_cv_t<element>>::value);
+  p.type_const = std::is_const<element>::value;
   constexpr int rank = static_cast<int>(View::rank());
   v.rank = rank;
   for (int r = 0; r < rank; ++r) {
@@ -143,7 +144,7 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void fill_view(violation& v, pendin
 /// Storage that a recorded-and-continued access is redirected to.
 template <class T>
 CUGUARD_HOST_DEVICE T& scratch() noexcept {
-  using bare = cuda::std::remove_cv_t<T>;
+  using bare = std::remove_cv_t<T>;
   struct alignas(alignof(bare) > alignof(double) ? alignof(bare) : alignof(double)) storage {
     unsigned char bytes[sizeof(bare)];
   };
@@ -279,7 +280,7 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void store_indices(std::int64_t* ds
 
 template <class I>
 CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void store_origin(origin_info& dst, const I& i) noexcept {
-  if constexpr (cuda::std::is_same<I, first_checked_index>::value || is_checked_index<I>::value) dst = origin_of(i);
+  if constexpr (std::is_same<I, first_checked_index>::value || is_checked_index<I>::value) dst = origin_of(i);
 }
 
 /// The cold side of operator(), operator[], load and store: records the access; which check
@@ -318,7 +319,11 @@ CUGUARD_IMPL_COLD CUGUARD_HOST_DEVICE void fail_finite(View view, double value, 
         v.op = operation::expect_finite;
         store_indices(v.index, i0.value, rest...);
         static_assert(sizeof value == sizeof v.arg[0], "double is 64 bits");
-        v.arg[0] = cuda::std::bit_cast<std::int64_t>(value);
+#if CUGUARD_IMPL_DEVICE_PASS
+        v.arg[0] = __double_as_longlong(value);
+#else
+        std::memcpy(&v.arg[0], &value, sizeof value);
+#endif
       },
       i0.where, view.launch_number());
 }

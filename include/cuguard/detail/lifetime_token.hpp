@@ -5,7 +5,7 @@
 #include <cuguard/config.hpp>
 #include <cuguard/detail/device_state.hpp>
 
-#include <cuda/std/cstdint>
+#include <cstdint>
 
 #include <type_traits>
 

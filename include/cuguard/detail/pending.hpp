@@ -6,7 +6,7 @@
 #include <cuguard/detail/lifetime_token.hpp>
 #include <cuguard/violation.hpp>
 
-#include <cuda/std/cstdint>
+#include <cstdint>
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
 namespace detail {
