@@ -52,7 +52,7 @@ void run(float* x, float* y, const std::int64_t* idx, int n) {
 #    include <cuguard/cuguard.hpp>
 #  else
 #    include <cuguard/checked_view.hpp>
-#    include <cuguard/runtime.hpp>
+#    include <cuguard/launch.hpp>
 #  endif
 
 template <class T, std::size_t R>

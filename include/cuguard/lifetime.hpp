@@ -24,11 +24,6 @@
 CUGUARD_IMPL_BEGIN_NAMESPACE
 namespace detail {
 
-/// Set by the runtime: told of every release, so that it can update the device copies of the
-/// generations in stream order (`stream` is the cudaStream_t of the release, null: default).
-/// Both sides are the runtime's.
-inline void (*lifetime_release_hook)(std::uint32_t slot, std::uint32_t generation, void* stream) = nullptr;
-
 /// What the registry knows of one allocation.
 struct allocation_info {
   std::uintptr_t begin = 0;
@@ -43,20 +38,10 @@ struct allocation_info {
 
 /// Host-side table of tracked allocations. Slots are reused oldest-released first, so the
 /// allocation and release sites of a stale view stay readable as long as possible. It installs
-/// itself as the views' host_hooks when it is first used, unless the runtime installed its own
-/// (which asks it first).
+/// itself as host_hooks when it is first used (see registry()).
 class lifetime_registry final : public host_hooks {
  public:
-  lifetime_registry() {
-    const host_hooks* none = nullptr;
-    installed_host_hooks.compare_exchange_strong(none, this, std::memory_order_acq_rel);
-  }
-  lifetime_registry(const lifetime_registry&) = delete;
-  lifetime_registry& operator=(const lifetime_registry&) = delete;
-  ~lifetime_registry() {
-    const host_hooks* self = this;
-    installed_host_hooks.compare_exchange_strong(self, nullptr, std::memory_order_acq_rel);
-  }
+  lifetime_registry() { install_host_hooks(*this); }
 
   lifetime_token track(const void* p, std::size_t bytes, const char* label, memory_space space, int device,
                        cuda::std::source_location where) {
@@ -82,7 +67,7 @@ class lifetime_registry final : public host_hooks {
   }
 
   /// Releases the allocation that starts at `p`; a violation if there is none. Device copies
-  /// of the generations are updated in the order of `stream` (see lifetime_release_hook).
+  /// of the generations are updated in the order of `stream` (host_hooks::released).
   void release(const void* p, cuda::std::source_location where, void* stream = nullptr) {
     const auto begin = reinterpret_cast<std::uintptr_t>(p);
     violation v{};
@@ -109,8 +94,8 @@ class lifetime_registry final : public host_hooks {
       }
     }
     if (slot != 0) {
-      // Outside the registry's lock: the hook makes CUDA calls and takes the runtime's lock.
-      if (lifetime_release_hook != nullptr) lifetime_release_hook(slot, generation, stream);
+      // Outside the registry's lock: the runtime's hooks make CUDA calls and take its lock.
+      allocation_released(slot, generation, stream);
       return;
     }
     v.op = operation::release;
@@ -126,32 +111,39 @@ class lifetime_registry final : public host_hooks {
   /// The live allocation containing `p`. Released ones are not searched: their memory may
   /// have been handed out again by an allocator cuguard does not see.
   allocation_span locate(const void* p) const override {
-    allocation_span r;
-    if (tracked_.load(std::memory_order_relaxed) == 0) return r;
-    const auto addr = reinterpret_cast<std::uintptr_t>(p);
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (auto slot = containing(live_, addr)) {
-      const allocation_info& info = infos_[slot];
-      r.tracked = true;
-      r.token = {slot, generation_of(slot)};
-      r.begin = info.begin;
-      r.bytes = info.bytes;
-      r.space = info.space;
-      r.device = info.device;
+    if (tracked_.load(std::memory_order_relaxed) != 0) {
+      const auto addr = reinterpret_cast<std::uintptr_t>(p);
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (auto slot = containing(live_, addr)) {
+        const allocation_info& info = infos_[slot];
+        allocation_span r;
+        r.tracked = true;
+        r.token = {slot, generation_of(slot)};
+        r.begin = info.begin;
+        r.bytes = info.bytes;
+        r.space = info.space;
+        r.device = info.device;
+        return r;
+      }
     }
-    return r;
+    return host_hooks::locate(p);
   }
 
   /// Fills the allocation fields of `v` for `t`: a live allocation, or a released one whose
   /// slot was not reused since.
   bool describe(const lifetime_token& t, violation& v) const override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (t.slot == 0 || t.slot >= infos_.size()) return false;
-    const allocation_info& info = infos_[t.slot];
-    const std::uint32_t now = generation_of(t.slot);
-    if (info.live ? now != t.generation : now != t.generation + 1) return false;
-    fill_allocation(v, info);
-    return true;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (t.slot != 0 && t.slot < infos_.size()) {
+        const allocation_info& info = infos_[t.slot];
+        const std::uint32_t now = generation_of(t.slot);
+        if (info.live ? now == t.generation : now == t.generation + 1) {
+          fill_allocation(v, info);
+          return true;
+        }
+      }
+    }
+    return host_hooks::describe(t, v);
   }
 
   static void fill_allocation(violation& v, const allocation_info& info) {
@@ -188,9 +180,11 @@ class lifetime_registry final : public host_hooks {
   std::atomic<std::uint32_t> tracked_{0};
 };
 
+/// The registry, made at its first use and never destroyed (host_hooks may ask it until the
+/// process ends).
 inline lifetime_registry& registry() {
-  static lifetime_registry r;
-  return r;
+  static lifetime_registry* const r = new lifetime_registry();
+  return *r;
 }
 
 } // namespace detail

@@ -24,23 +24,46 @@ struct allocation_span {
   int device = -1;
 };
 
-/// What views ask of the host runtime. The lifetime registry (lifetime.hpp) and the runtime
-/// (which adds the CUDA backend's answer for untracked memory) implement it and install
-/// themselves; a program with neither has none, and its views are untracked, of unknown space.
+/// What views ask of the host runtime, and what the runtime's parts tell each other: one
+/// interface, implemented by the lifetime registry (lifetime.hpp) and by the device runtime
+/// (the CUDA backend's word on untracked memory, device copies of the generations). Each
+/// implementation installs itself in front of the ones installed before it and passes on what
+/// it cannot answer, so the order of installation does not matter; a program with neither has
+/// none, and its views are untracked, of unknown memory space.
 class host_hooks {
  public:
   /// The allocation holding `p`.
-  virtual allocation_span locate(const void* p) const = 0;
+  virtual allocation_span locate(const void* p) const { return next_ ? next_->locate(p) : allocation_span{}; }
   /// Fills the allocation fields of `v` (label, allocation and release sites, bytes) for the
   /// allocation of `t`: live, or released and not reused since. False if it is not known.
-  virtual bool describe(const lifetime_token& t, violation& v) const = 0;
+  virtual bool describe(const lifetime_token& t, violation& v) const { return next_ != nullptr && next_->describe(t, v); }
+  /// Told of every release of a tracked allocation: `slot` has `generation` now, in the order of
+  /// `stream` (a cudaStream_t; null: the default stream).
+  virtual void released(std::uint32_t slot, std::uint32_t generation, void* stream) const {
+    if (next_ != nullptr) next_->released(slot, generation, stream);
+  }
 
  protected:
+  host_hooks() = default;
+  host_hooks(const host_hooks&) = delete;
+  host_hooks& operator=(const host_hooks&) = delete;
   ~host_hooks() = default;
+
+ private:
+  friend void install_host_hooks(host_hooks& hooks) noexcept;
+  const host_hooks* next_ = nullptr;
 };
 
-/// The installed implementation, null until one installs itself.
+/// The installed implementations, the last installed first; null until one installs itself.
 inline std::atomic<const host_hooks*> installed_host_hooks{nullptr};
+
+/// Puts `hooks` in front of the installed implementations (it must live as long as the program).
+inline void install_host_hooks(host_hooks& hooks) noexcept {
+  const host_hooks* old = installed_host_hooks.load(std::memory_order_acquire);
+  do {
+    hooks.next_ = old;
+  } while (!installed_host_hooks.compare_exchange_weak(old, &hooks, std::memory_order_acq_rel));
+}
 
 inline allocation_span locate_allocation(const void* p) {
   const host_hooks* h = installed_host_hooks.load(std::memory_order_acquire);
@@ -50,6 +73,11 @@ inline allocation_span locate_allocation(const void* p) {
 inline bool describe_allocation(const lifetime_token& t, violation& v) {
   const host_hooks* h = installed_host_hooks.load(std::memory_order_acquire);
   return h != nullptr && h->describe(t, v);
+}
+
+inline void allocation_released(std::uint32_t slot, std::uint32_t generation, void* stream) {
+  const host_hooks* h = installed_host_hooks.load(std::memory_order_acquire);
+  if (h != nullptr) h->released(slot, generation, stream);
 }
 
 } // namespace detail

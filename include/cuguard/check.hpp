@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: Apache-2.0
+// cuguard::check(): waits for the device, then reports what device code recorded, or a CUDA error.
+#pragma once
+
+#include <cuguard/config.hpp>
+#include <cuguard/cuda_error.hpp>
+#include <cuguard/detail/backend.hpp>
+#include <cuguard/detail/device_record.hpp>
+#include <cuguard/detail/device_runtime.hpp>
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+
+CUGUARD_IMPL_BEGIN_NAMESPACE
+
+/// Waits for the work of `stream` (all work of the device when null), then reports: a violation
+/// recorded by device code throws violation_error (and the channel is cleared, so the program
+/// can go on); a CUDA error throws cuda_error naming the launch it follows. A trapped kernel
+/// still yields its recorded report.
+inline void check(cudaStream_t stream = nullptr) {
+  detail::backend::status err = detail::backend::synchronize(stream);
+  detail::runtime_state& rt = detail::runtime();
+  bool lost = err != 0 || detail::backend::context_lost();
+#if CUGUARD_IMPL_CHECKS
+  detail::device_runtime* ready = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(rt.mutex);
+    ready = detail::ready_device_locked();
+  }
+  // No channel yet (no cuguard::launch on this device): nothing can have been recorded, and a
+  // context lost to a trap could not make one now.
+  if (ready != nullptr) {
+    detail::device_record record;
+    if (detail::read_device_record(*ready, record, lost, err)) detail::throw_device_record(*ready, record, lost, err);
+    if (stream == nullptr) { // every stream waited for: no kernel overlaps what comes next
+      std::lock_guard<std::mutex> lock(rt.mutex);
+      ready->streams.clear();
+    }
+  }
+#endif
+  if (err != 0 || lost) {
+    std::string after;
+    {
+      std::lock_guard<std::mutex> lock(rt.mutex);
+      const int device = detail::backend::current_device();
+      const std::uint64_t last = device >= 0 && device < detail::runtime_state::max_devices
+                                     ? rt.devices[device].last_launch
+                                     : 0;
+      if (const detail::launch_entry* e = detail::known_launch(last)) after = " after " + detail::describe_launch(*e);
+    }
+    if (err != 0) detail::throw_cuda(err, "check" + after);
+    throw cuda_error(0, "cuguard: check" + after + ": an emulated kernel trapped; the CUDA context is lost");
+  }
+}
+
+CUGUARD_IMPL_END_NAMESPACE

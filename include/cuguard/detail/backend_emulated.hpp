@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: Apache-2.0
+// The emulated side of detail::backend (CUGUARD_EMULATION=1): device memory is host memory that
+// the backend keeps a list of, kernels run on the fiber scheduler, nothing runs asynchronously.
+#pragma once
+
+#include <cuguard/config.hpp>
+#include <cuguard/detail/backend.hpp>
+#include <cuguard/detail/channel.hpp>
+#include <cuguard/detail/device_state.hpp>
+#include <cuguard/emulation.hpp>
+
+#include <driver_types.h>
+#include <vector_types.h>
+
+#include <dlfcn.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <map>
+#include <mutex>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+CUGUARD_IMPL_BEGIN_NAMESPACE
+namespace detail {
+namespace backend {
+
+/// Emulated launches run one at a time: no two kernels overlap.
+inline constexpr bool kernels_may_overlap = false;
+
+/// Device memory as the backend lists it, so that views can tell "device" memory (which host
+/// code must not touch) from plain host memory.
+struct emulated_memory {
+  std::mutex mutex;
+  std::map<std::uintptr_t, std::size_t> blocks;
+};
+inline emulated_memory& memory() {
+  static emulated_memory m;
+  return m;
+}
+
+inline status allocate_device(void** p, std::size_t bytes, cudaStream_t) {
+  const std::size_t rounded = (bytes + 255) / 256 * 256;
+  *p = std::aligned_alloc(256, rounded == 0 ? 256 : rounded);
+  if (*p == nullptr) return 2; // cudaErrorMemoryAllocation
+  std::lock_guard<std::mutex> lock(memory().mutex);
+  memory().blocks[reinterpret_cast<std::uintptr_t>(*p)] = bytes;
+  return 0;
+}
+inline status free_device(void* p, cudaStream_t) {
+  {
+    std::lock_guard<std::mutex> lock(memory().mutex);
+    memory().blocks.erase(reinterpret_cast<std::uintptr_t>(p));
+  }
+  std::free(p);
+  return 0;
+}
+inline status copy(void* dst, const void* src, std::size_t bytes, cudaStream_t) {
+  if (bytes != 0) std::memcpy(dst, src, bytes);
+  return 0;
+}
+inline status copy_async(void* dst, const void* src, std::size_t bytes, cudaStream_t s) { return copy(dst, src, bytes, s); }
+inline status set_async(void* dst, int value, std::size_t bytes, cudaStream_t) {
+  std::memset(dst, value, bytes);
+  return 0;
+}
+inline status synchronize(cudaStream_t) { return 0; }
+inline bool capturing(cudaStream_t) { return false; } // emulation has no graph capture
+inline int current_device() { return 0; }
+inline status allocate_mapped(void** host, void** device, std::size_t bytes) {
+  *host = std::calloc(1, bytes);
+  *device = *host;
+  return *host == nullptr ? 2 : 0;
+}
+inline const char* error_name(status s) { return s == 0 ? "success" : "emulation error"; }
+inline const char* error_string(status s) { return s == 0 ? "no error" : "emulated CUDA call failed"; }
+inline bool memory_space_of(const void* p, memory_space& space, int& device) {
+  const auto addr = reinterpret_cast<std::uintptr_t>(p);
+  std::lock_guard<std::mutex> lock(memory().mutex);
+  auto it = memory().blocks.upper_bound(addr);
+  if (it != memory().blocks.begin()) {
+    --it;
+    if (addr - it->first < (it->second == 0 ? 1 : it->second)) {
+      space = memory_space::device;
+      device = 0;
+      return true;
+    }
+  }
+  space = memory_space::host;
+  device = -1;
+  return true;
+}
+/// A text that device code pointed to (under emulation, host memory; read as on a GPU).
+inline bool read_text(std::uint64_t address, std::string& out) {
+  return read_text_in_pieces(address, out, [](void* dst, const void* src, std::size_t bytes) {
+    // Up to the terminating zero only: host memory past a text's end is not the reader's to touch.
+    for (std::size_t i = 0; i < bytes; ++i)
+      if ((static_cast<char*>(dst)[i] = static_cast<const char*>(src)[i]) == '\0') break;
+    return true;
+  });
+}
+inline std::string kernel_name(const void* fn) {
+  Dl_info info{};
+  if (::dladdr(fn, &info) != 0 && info.dli_sname != nullptr) return readable_name(info.dli_sname);
+  return "kernel";
+}
+
+
+/// An emulated kernel trapped: as on a GPU, nothing can be launched again.
+inline std::atomic<bool> trapped_context{false};
+inline bool context_lost() { return trapped_context.load(std::memory_order_acquire); }
+/// The counters are host memory: readable after a trap.
+inline constexpr bool counters_survive_a_trap = true;
+
+inline status synchronize_device() { return 0; }
+
+/// The report channel's counters (device memory on a GPU), zeroed.
+inline status allocate_counters(channel_counters** counters) {
+  *counters = static_cast<channel_counters*>(std::calloc(1, sizeof(channel_counters)));
+  return *counters == nullptr ? 2 : 0;
+}
+inline bool read_counters(const channel_counters* counters, channel_counters& out) {
+  out = *counters;
+  return true;
+}
+inline void clear_counters(channel_counters* counters) { *counters = channel_counters{}; }
+
+/// Emulated kernels read the host's generation table itself (no device copy), and the launch
+/// number from a host cell.
+inline unsigned long long emulated_launch_id = 0;
+inline status allocate_tables(std::uint32_t** generations, unsigned long long** launch_id, const std::uint32_t*,
+                              std::size_t) {
+  *generations = nullptr;
+  *launch_id = &emulated_launch_id;
+  return 0;
+}
+inline status store_generation(std::uint32_t*, std::uint32_t, std::uint32_t, cudaStream_t, int) { return 0; }
+
+/// Makes `state` what device code of every translation unit reads.
+inline void publish_state(const device_state& state, const std::vector<const void*>&) { emulated_device_state = state; }
+
+/// The launch number device code reads, in the order of `stream`.
+inline status record_launch(unsigned long long* cell, unsigned long long id, cudaStream_t) {
+  *cell = id;
+  return 0;
+}
+
+/// Runs `kernel(std::get<I>(params)...)` as every thread of the grid. A kernel that traps loses
+/// the (emulated) context; one that throws fails with `error` saying why.
+template <class Kernel, class Tuple, std::size_t... I>
+status launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t, Kernel kernel, Tuple& params,
+              std::string& error, std::index_sequence<I...>) {
+  struct context {
+    Kernel kernel;
+    Tuple* params;
+  } ctx{kernel, &params};
+  try {
+    emulation::detail::run_grid(
+        grid, block, shared_bytes,
+        [](void* c) {
+          auto* x = static_cast<context*>(c);
+          x->kernel(std::get<I>(*x->params)...);
+        },
+        &ctx);
+  } catch (const emulation::detail::trapped&) {
+    trapped_context.store(true, std::memory_order_release);
+  } catch (const std::exception& ex) {
+    error = std::string("failed under emulation: ") + ex.what();
+    return 1;
+  }
+  return 0;
+}
+
+} // namespace backend
+} // namespace detail
+CUGUARD_IMPL_END_NAMESPACE

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: Apache-2.0
+// What the runtime keeps per device and per launch: report channels, lifetime tables, the ring of
+// recent launches, and the runtime's host_hooks (the backend's word on memory, device generations).
+#pragma once
+
+#include <cuguard/config.hpp>
+#include <cuguard/cuda_error.hpp>
+#include <cuguard/detail/backend.hpp>
+#include <cuguard/detail/channel.hpp>
+#include <cuguard/detail/device_state.hpp>
+#include <cuguard/detail/host_hooks.hpp>
+#include <cuguard/detail/lifetime_token.hpp>
+#include <cuguard/detail/state_symbols.hpp>
+
+#include <cuda/std/source_location>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+CUGUARD_IMPL_BEGIN_NAMESPACE
+namespace detail {
+
+/// One recent launch, kept so that a report can name the kernel and where it was launched.
+struct launch_entry {
+  std::uint64_t id = 0;
+  std::string kernel;
+  cuda::std::source_location where;
+  dim3 grid;
+  dim3 block;
+  cudaStream_t stream = nullptr;
+};
+
+/// What the runtime keeps per device.
+struct device_runtime {
+  bool ready = false;
+  channel* host_channel = nullptr;      ///< the channel, as the host sees it
+  channel* device_channel = nullptr;    ///< the same memory, as the device sees it
+  channel_counters* counters = nullptr; ///< device memory (host memory under emulation)
+  std::uint32_t* generations = nullptr; ///< device copy of the lifetime generations (none under emulation)
+  unsigned long long* launch_id = nullptr;
+  unsigned symbols_version = ~0u;
+  std::uint64_t last_launch = 0;
+  /// Streams launched on since the whole device was last checked (at most a few are kept): with
+  /// more than one, kernels may have overlapped, and the device's last launch number may be
+  /// another stream's (resolve_launch).
+  std::vector<cudaStream_t> streams;
+};
+
+struct runtime_state {
+  static constexpr int max_devices = 64;
+  static constexpr std::size_t ring_size = 256;
+  std::mutex mutex;
+  device_runtime devices[max_devices];
+  std::uint64_t launches = 0;
+  launch_entry ring[ring_size];
+  std::mutex names_mutex;
+  std::vector<std::pair<const void*, std::string>> names;
+};
+
+inline runtime_state& runtime() {
+  static runtime_state r;
+  return r;
+}
+
+/// The entry of launch `id` while the ring still holds it, else null.
+inline const launch_entry* known_launch(std::uint64_t id) {
+  const launch_entry& e = runtime().ring[id % runtime_state::ring_size];
+  return id != 0 && e.id == id ? &e : nullptr;
+}
+
+/// The channel and tables of `device`, created on first use, and (checks on) the device state
+/// written into every translation unit's symbol. Call with the runtime mutex held.
+inline device_runtime& ensure_device_locked(int device) {
+  runtime_state& rt = runtime();
+  if (device < 0 || device >= runtime_state::max_devices) device = 0;
+  device_runtime& d = rt.devices[device];
+  if (!d.ready) {
+    void* host = nullptr;
+    void* dev = nullptr;
+    if (const backend::status s = backend::allocate_mapped(&host, &dev, sizeof(channel)))
+      throw_cuda(s, "cannot allocate the report channel");
+    d.host_channel = static_cast<channel*>(host);
+    d.device_channel = static_cast<channel*>(dev);
+    if (const backend::status s = backend::allocate_counters(&d.counters))
+      throw_cuda(s, "cannot allocate the report channel's counters");
+#if CUGUARD_IMPL_CHECKS
+    std::vector<std::uint32_t> snapshot(lifetime_slots);
+    for (std::uint32_t i = 0; i < lifetime_slots; ++i) snapshot[i] = generation_of(i);
+    if (const backend::status s = backend::allocate_tables(&d.generations, &d.launch_id, snapshot.data(), snapshot.size()))
+      throw_cuda(s, "cannot allocate the lifetime table and launch counter");
+#endif
+    d.ready = true;
+  }
+#if CUGUARD_IMPL_CHECKS
+  state_symbols& symbols = registered_state_symbols();
+  std::lock_guard<std::mutex> lock(symbols.mutex);
+  if (d.symbols_version != symbols.version) {
+    backend::publish_state(device_state{d.device_channel, d.counters, d.generations, d.launch_id, device},
+                           symbols.symbols);
+    d.symbols_version = symbols.version;
+  }
+#endif
+  return d;
+}
+
+/// True if `device` was set up and every translation unit's symbol holds its state (what a
+/// stream capture needs, since setting up cannot be captured). Call with the runtime mutex held.
+inline bool device_set_up_locked(int device) {
+  runtime_state& rt = runtime();
+  if (device < 0 || device >= runtime_state::max_devices || !rt.devices[device].ready) return false;
+  state_symbols& symbols = registered_state_symbols();
+  std::lock_guard<std::mutex> lock(symbols.mutex);
+  return rt.devices[device].symbols_version == symbols.version;
+}
+
+/// The device runtime of the current device if it was set up, else null (nothing can have been
+/// recorded on a device no cuguard::launch used).
+inline device_runtime* ready_device_locked() {
+  runtime_state& rt = runtime();
+  const int device = backend::current_device();
+  if (device < 0 || device >= runtime_state::max_devices || !rt.devices[device].ready) return nullptr;
+  return &rt.devices[device];
+}
+
+inline const std::string& kernel_name(const void* kernel) {
+  runtime_state& rt = runtime();
+  std::lock_guard<std::mutex> lock(rt.names_mutex);
+  for (const auto& n : rt.names)
+    if (n.first == kernel) return n.second;
+  rt.names.emplace_back(kernel, backend::kernel_name(kernel));
+  return rt.names.back().second;
+}
+
+/// "launch #3 gather_rows<<<(32,1,1),(256,1,1)>>> at file:line" for messages.
+inline std::string describe_launch(const launch_entry& e) {
+  std::string s = "launch #" + std::to_string(e.id) + ' ' + e.kernel + "<<<(" + std::to_string(e.grid.x) + ',' +
+                  std::to_string(e.grid.y) + ',' + std::to_string(e.grid.z) + "),(" + std::to_string(e.block.x) +
+                  ',' + std::to_string(e.block.y) + ',' + std::to_string(e.block.z) + ")>>> at " +
+                  e.where.file_name() + ':' + std::to_string(e.where.line());
+  return s;
+}
+
+/// CUGUARD_LAUNCH_BLOCKING=1 in the environment.
+inline bool launch_blocking() {
+  const char* e = std::getenv("CUGUARD_LAUNCH_BLOCKING");
+  return e != nullptr && std::strcmp(e, "1") == 0;
+}
+
+#if CUGUARD_IMPL_CHECKS
+/// The runtime's share of host_hooks: where untracked memory lives (the backend knows), and the
+/// device copies of a released slot's generation, updated in the order of the release's stream.
+class runtime_hooks final : public host_hooks {
+ public:
+  allocation_span locate(const void* p) const override {
+    allocation_span found = host_hooks::locate(p);
+    if (!found.tracked) backend::memory_space_of(p, found.space, found.device);
+    return found;
+  }
+  void released(std::uint32_t slot, std::uint32_t generation, void* stream) const override {
+    {
+      runtime_state& rt = runtime();
+      std::lock_guard<std::mutex> lock(rt.mutex);
+      for (int dev = 0; dev < runtime_state::max_devices; ++dev) {
+        const device_runtime& d = rt.devices[dev];
+        if (d.ready && d.generations != nullptr)
+          (void)backend::store_generation(d.generations, slot, generation, static_cast<cudaStream_t>(stream), dev);
+      }
+    }
+    host_hooks::released(slot, generation, stream);
+  }
+};
+
+inline bool install_runtime_hooks() {
+  static runtime_hooks hooks;
+  install_host_hooks(hooks);
+  return true;
+}
+/// Installed at start-up by every program that includes the runtime.
+inline const bool runtime_hooks_installed = install_runtime_hooks();
+#endif
+
+} // namespace detail
+CUGUARD_IMPL_END_NAMESPACE

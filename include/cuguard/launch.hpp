@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: Apache-2.0
+// cuguard::launch: numbers a kernel launch, checks its view arguments, stamps them with the
+// launch number, starts the kernel through the backend, and with CUGUARD_LAUNCH_BLOCKING=1 checks.
+#pragma once
+
+#include <cuguard/check.hpp>
+#include <cuguard/checked_view.hpp>
+#include <cuguard/config.hpp>
+#include <cuguard/cuda_error.hpp>
+#include <cuguard/detail/backend.hpp>
+#include <cuguard/detail/device_runtime.hpp>
+#include <cuguard/detail/fail.hpp>
+
+#include <cuda/std/source_location>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+CUGUARD_IMPL_BEGIN_NAMESPACE
+
+/// Grid, block, dynamic shared memory and stream of a launch. Its constructor records the
+/// caller's source position as the launch site: `cuguard::launch({grid, block}, kernel, ...)`.
+struct launch_config {
+  dim3 grid;
+  dim3 block;
+  std::size_t shared_bytes = 0;
+  cudaStream_t stream = nullptr;
+  const char* name = nullptr; ///< kernel name for reports; null: looked up from the kernel
+  cuda::std::source_location where;
+
+  launch_config(dim3 grid_, dim3 block_, std::size_t shared_bytes_ = 0, cudaStream_t stream_ = nullptr,
+                const char* name_ = nullptr, cuda::std::source_location where_ = cuda::std::source_location::current())
+      : grid(grid_), block(block_), shared_bytes(shared_bytes_), stream(stream_), name(name_), where(where_) {}
+};
+
+namespace detail {
+
+/// The grid argument of launch(kernel, grid, block, ...): records the launch site.
+struct grid_arg {
+  dim3 value;
+  cuda::std::source_location where;
+  grid_arg(dim3 v, cuda::std::source_location w = cuda::std::source_location::current()) : value(v), where(w) {}
+  template <class I, std::enable_if_t<std::is_integral<I>::value, int> = 0>
+  grid_arg(I x, cuda::std::source_location w = cuda::std::source_location::current())
+      : value(static_cast<unsigned>(x)), where(w) {}
+};
+
+/// Numbers the launch, remembers it, and makes the device see its number in stream order.
+inline launch_entry begin_launch(const launch_config& config, const void* kernel) {
+  runtime_state& rt = runtime();
+  launch_entry e;
+  e.kernel = config.name != nullptr ? std::string(config.name) : kernel_name(kernel);
+  e.where = config.where;
+  e.grid = config.grid;
+  e.block = config.block;
+  e.stream = config.stream;
+  const int device = backend::current_device();
+  std::lock_guard<std::mutex> lock(rt.mutex);
+  if (backend::context_lost())
+    throw cuda_error(0, "cuguard: cannot launch " + e.kernel +
+                            ": an earlier emulated kernel trapped, and a trapped CUDA context is lost");
+  e.id = ++rt.launches;
+  rt.ring[e.id % runtime_state::ring_size] = e;
+#if CUGUARD_IMPL_CHECKS
+  // Setting a device up allocates and copies synchronously, which a graph capture forbids.
+  if (backend::capturing(config.stream) && !device_set_up_locked(device))
+    throw_cuda(cudaErrorStreamCaptureUnsupported,
+               "cannot capture " + describe_launch(e) + " into a CUDA graph: cuguard sets device " +
+                   std::to_string(device) + " up (or a newly loaded module) at its first launch, and a "
+                   "capture cannot record that; launch once with cuguard::launch before capturing");
+  device_runtime& d = ensure_device_locked(device);
+  d.last_launch = e.id;
+  if (d.streams.size() < 4 && std::find(d.streams.begin(), d.streams.end(), config.stream) == d.streams.end())
+    d.streams.push_back(config.stream);
+  if (const backend::status s = backend::record_launch(d.launch_id, e.id, config.stream))
+    throw_cuda(s, "cannot record " + describe_launch(e));
+#else
+  if (device >= 0 && device < runtime_state::max_devices) rt.devices[device].last_launch = e.id;
+#endif
+  return e;
+}
+
+template <class T>
+struct is_checked_view : std::false_type {};
+template <class T, std::size_t R, class I>
+struct is_checked_view<checked_view<T, R, I>> : std::true_type {};
+
+/// Checks a kernel argument before the launch: a view of host memory, of another device's
+/// memory, or of a released allocation is reported at the launch site.
+template <class P>
+void check_argument(const P& p, const launch_entry& e, int device) {
+#if CUGUARD_IMPL_CHECKS
+  if constexpr (is_checked_view<P>::value) {
+    const bool host = p.space() == memory_space::host;
+    const bool other_device = p.space() == memory_space::device && p.device() >= 0 && p.device() != device;
+    const bool stale = !alive(p.token());
+    if (!host && !other_device && !stale) return;
+    report_host(
+        [&](violation& v, pending& pp) {
+          fill_view(v, pp, p);
+          v.op = operation::launch;
+          if (stale) {
+            v.kind = violation_kind::use_after_free;
+            v.arg[1] = p.token().slot;
+            v.arg[2] = p.token().generation;
+          } else {
+            v.kind = violation_kind::wrong_memory_space;
+            v.arg[1] = other_device ? 1 : 0;
+            v.arg[2] = device;
+          }
+          copy_text(v.launch.kernel, e.kernel.c_str());
+          v.launch.id = e.id;
+        },
+        e.where);
+  }
+#else
+  (void)p, (void)e, (void)device;
+#endif
+}
+
+/// Gives a view argument the number of its launch, so that a report names this launch even when
+/// kernels of other streams started since (the device's launch-number cell names the last one).
+template <class P>
+void stamp_launch(P& p, std::uint64_t id) noexcept {
+  if constexpr (is_checked_view<P>::value) p = p.with_launch_number(id);
+  (void)p, (void)id;
+}
+
+} // namespace detail
+
+/// Launches a native __global__ kernel: `config` gives grid, block, dynamic shared memory and
+/// stream, and its construction records the launch site. Checked builds number the launch for
+/// reports, check every view argument (memory space, lifetime) before the kernel runs, and with
+/// CUGUARD_LAUNCH_BLOCKING=1 in the environment call check() after it.
+template <class... Params, class... Args>
+void launch(const launch_config& config, void (*kernel)(Params...), Args&&... args) {
+  static_assert(sizeof...(Params) == sizeof...(Args), "cuguard::launch: the number of arguments differs from the "
+                                                      "number of kernel parameters");
+  static_assert(!(std::is_reference<Params>::value || ...), "cuguard::launch: kernel parameters must be values, "
+                                                           "not references");
+  std::tuple<std::decay_t<Params>...> params(std::forward<Args>(args)...);
+  const detail::launch_entry entry = detail::begin_launch(config, reinterpret_cast<const void*>(kernel));
+  const int device = detail::backend::current_device();
+  std::apply([&](const auto&... p) { (detail::check_argument(p, entry, device), ...); }, params);
+  std::apply([&](auto&... p) { (detail::stamp_launch(p, entry.id), ...); }, params);
+  std::string error;
+  if (const detail::backend::status s = detail::backend::launch(config.grid, config.block, config.shared_bytes,
+                                                                config.stream, kernel, params, error,
+                                                                std::index_sequence_for<Params...>{})) {
+    if (!error.empty()) throw cuda_error(0, "cuguard: " + detail::describe_launch(entry) + ' ' + error);
+    detail::throw_cuda(s, "cannot start " + detail::describe_launch(entry));
+  }
+  // A stream being captured into a graph runs nothing yet (and synchronizing it would end the capture).
+  if (detail::launch_blocking() && !detail::backend::capturing(config.stream)) check(config.stream);
+}
+
+/// launch(kernel, grid, block, args...): the same with no dynamic shared memory, default stream.
+template <class... Params, class... Args>
+void launch(void (*kernel)(Params...), detail::grid_arg grid, dim3 block, Args&&... args) {
+  launch(launch_config(grid.value, block, 0, nullptr, nullptr, grid.where), kernel, std::forward<Args>(args)...);
+}
+
+CUGUARD_IMPL_END_NAMESPACE
