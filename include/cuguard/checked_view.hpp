@@ -6,7 +6,9 @@
 #include <cuguard/config.hpp>
 #include <cuguard/detail/fail.hpp>
 #include <cuguard/detail/host_hooks.hpp>
+#include <cuguard/detail/index_args.hpp>
 #include <cuguard/detail/lifetime_token.hpp>
+#include <cuguard/vec.hpp>
 #include <cuguard/violation.hpp>
 
 #include <cuda/std/source_location>
@@ -19,16 +21,6 @@
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
 
-/// N consecutive elements, aligned to their total size: what load<N> returns and store<N> takes.
-template <class T, int N>
-struct alignas(sizeof(T) * N) vec {
-  static_assert(N > 0 && (N & (N - 1)) == 0, "vec: N must be a power of two");
-  static_assert(sizeof(T) * N <= 16, "vec: at most 16 bytes (one 128-bit access)");
-  T v[N];
-  CUGUARD_HOST_DEVICE constexpr T& operator[](int i) noexcept { return v[i]; }
-  CUGUARD_HOST_DEVICE constexpr const T& operator[](int i) const noexcept { return v[i]; }
-};
-
 template <class T, std::size_t Rank, class Index = std::int64_t>
 class checked_view;
 
@@ -37,34 +29,6 @@ struct raw_tag {};
 /// Selects the constructors that copy a shape element by element (see checked_view's
 /// "no loops over the rank" note).
 struct shape_tag {};
-
-/// An extent or stride argument: any integer type converts to it without a narrowing error
-/// (`make_view(p, {n}, "x")` with a size_t n); checked builds then check that it fits Index.
-struct integer {
-  std::int64_t value;
-  CUGUARD_HOST_DEVICE constexpr integer() noexcept : value(0) {}
-  // One constructor per integer type, no enable_if (see CUGUARD_IMPL_INTEGER_TYPES).
-#define CUGUARD_IMPL_INTEGER(I) \
-  CUGUARD_HOST_DEVICE constexpr integer(I i) noexcept : value(static_cast<std::int64_t>(i)) {}
-  CUGUARD_IMPL_INTEGER_TYPES(CUGUARD_IMPL_INTEGER)
-#undef CUGUARD_IMPL_INTEGER
-#define CUGUARD_IMPL_NOT_AN_INTEGER(F) integer(F) = delete; // extents and strides must be integers
-  CUGUARD_IMPL_NON_INTEGER_ARITHMETIC_TYPES(CUGUARD_IMPL_NOT_AN_INTEGER)
-#undef CUGUARD_IMPL_NOT_AN_INTEGER
-};
-
-/// An existing array of integers (`std::int64_t shape[3]`) as extents.
-template <std::size_t N>
-struct integers {
-  integer v[N];
-};
-template <class I, std::size_t N>
-CUGUARD_HOST_DEVICE constexpr integers<N> to_integers(const I (&values)[N]) noexcept {
-  static_assert(is_integer_v<I>, "checked_view: extents, strides and shapes must be integers");
-  integers<N> out{};
-  for (std::size_t r = 0; r < N; ++r) out.v[r] = integer(values[r]);
-  return out;
-}
 
 /// What a view needs to know of a type M it is made from or converted to; <cuguard/mdspan.hpp>
 /// specializes it for cuda::std::mdspan.
@@ -77,39 +41,6 @@ struct mdspan_traits {
 /// The cuda::std::mdspan a view converts to (`type`, `make`): defined in <cuguard/mdspan.hpp>.
 template <class T, std::size_t Rank, class Index, class Deferred>
 struct mdspan_for;
-
-/// The largest value of a signed integer type (std::numeric_limits is host code for nvcc).
-template <class Index>
-inline constexpr Index max_of = static_cast<Index>(static_cast<std::make_unsigned_t<Index>>(-1) >> 1);
-
-/// a * b with two's-complement wrap-around instead of undefined behaviour: strides of a view too
-/// large for its index type are computed before the construction check rejects the view.
-template <class Index>
-CUGUARD_HOST_DEVICE constexpr Index wrapping_mul(Index a, Index b) noexcept {
-  using unsigned_index = std::make_unsigned_t<Index>;
-  return static_cast<Index>(static_cast<unsigned_index>(a) * static_cast<unsigned_index>(b));
-}
-
-/// True where the compiler can tell that `p` points into shared memory (device code; nvcc folds
-/// __isShared for a pointer into a __shared__ array). Never true for a null pointer.
-CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE bool in_shared_memory(const void* p) noexcept {
-#if CUGUARD_IMPL_DEVICE_PASS
-  return __isShared(p) != 0;
-#else
-  (void)p;
-  return false;
-#endif
-}
-
-/// The row-major stride of dimension From - 1: the product of extents From..Rank-1 (wrapping).
-template <class Index, std::size_t From, std::size_t Rank, class E>
-CUGUARD_HOST_DEVICE constexpr Index row_major_stride(const E (&extents)[Rank]) noexcept {
-  if constexpr (From >= Rank) {
-    return 1;
-  } else {
-    return wrapping_mul(static_cast<Index>(extents[From].value), row_major_stride<Index, From + 1>(extents));
-  }
-}
 
 /// Metadata a checked view carries besides pointer, extents and strides (checks on only).
 struct view_meta {
@@ -249,26 +180,26 @@ class checked_view {
 #if CUGUARD_IMPL_CHECKS
   /// The label given at construction ("" if none). In device code, read it only from views
   /// made in device code: a label given in host code lives in host memory.
-  CUGUARD_HOST_DEVICE constexpr const char* label() const noexcept { return label_ ? label_ : ""; }
+  CUGUARD_HOST_DEVICE constexpr const char* label() const noexcept { return meta_.label ? meta_.label : ""; }
   /// The label and whether it lives in host memory (for reports made in device code).
-  CUGUARD_HOST_DEVICE constexpr detail::label_ref label_ref() const noexcept { return {label_, label_on_host_}; }
+  CUGUARD_HOST_DEVICE constexpr detail::label_ref label_ref() const noexcept { return {meta_.label, meta_.label_on_host}; }
   /// False if the memory cannot be touched where this runs: host memory in device code, device
   /// memory in host code.
   CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE bool space_ok() const noexcept {
-    return detail::in_device_code() ? space_ != memory_space::host : space_ != memory_space::device;
+    return detail::in_device_code() ? meta_.space != memory_space::host : meta_.space != memory_space::device;
   }
   /// Lifetime token of the tracked allocation the view lies in (slot 0: untracked).
-  CUGUARD_HOST_DEVICE constexpr lifetime_token token() const noexcept { return token_; }
+  CUGUARD_HOST_DEVICE constexpr lifetime_token token() const noexcept { return meta_.token; }
   /// Memory space, as far as known (from the tracked allocation).
-  CUGUARD_HOST_DEVICE constexpr memory_space space() const noexcept { return space_; }
+  CUGUARD_HOST_DEVICE constexpr memory_space space() const noexcept { return meta_.space; }
   /// Device of the memory, -1 if none or unknown.
-  CUGUARD_HOST_DEVICE constexpr int device() const noexcept { return device_; }
+  CUGUARD_HOST_DEVICE constexpr int device() const noexcept { return meta_.device; }
   /// The number of the cuguard::launch that passed this view to its kernel (kept by the views
   /// derived from it); 0 for a view that no cuguard::launch passed as an argument itself, such
   /// as one made in device code from shared memory. A report in device code records it next to
   /// the device's last launch number, and check() names the launch the evidence points to
   /// (this one where kernels of several streams may have overlapped and it fits the grid).
-  CUGUARD_HOST_DEVICE constexpr std::uint64_t launch_number() const noexcept { return launch_; }
+  CUGUARD_HOST_DEVICE constexpr std::uint64_t launch_number() const noexcept { return meta_.launch; }
 #else
   CUGUARD_HOST_DEVICE constexpr const char* label() const noexcept { return ""; }
   CUGUARD_HOST_DEVICE constexpr detail::label_ref label_ref() const noexcept { return {}; }
@@ -517,8 +448,8 @@ class checked_view {
   CUGUARD_HOST_DEVICE checked_view relabel(const char* label) const noexcept {
     checked_view out = *this;
 #if CUGUARD_IMPL_CHECKS
-    out.label_ = label;
-    out.label_on_host_ = !CUGUARD_IMPL_DEVICE_PASS;
+    out.meta_.label = label;
+    out.meta_.label_on_host = !CUGUARD_IMPL_DEVICE_PASS;
 #else
     (void)label;
 #endif
@@ -530,19 +461,19 @@ class checked_view {
   CUGUARD_HOST_DEVICE checked_view with_launch_number(std::uint64_t launch) const noexcept {
     checked_view out = *this;
 #if CUGUARD_IMPL_CHECKS
-    out.launch_ = launch;
+    out.meta_.launch = launch;
 #else
     (void)launch;
 #endif
     return out;
   }
 
-  /// Internal: a view assembled from parts that were already validated.
+ private:
+  // A view assembled from parts that were already validated.
   CUGUARD_HOST_DEVICE constexpr checked_view(detail::raw_tag, T* data, const Index* extents, const Index* strides,
                                              const detail::view_meta& m) noexcept
       : checked_view(detail::raw_tag{}, data, extents, strides, m, std::make_index_sequence<Rank>{}) {}
 
- private:
   // No loops over the rank in what kernels inline (constructors, offsets): NVVM unrolls such a
   // loop in the same pass that narrows index arithmetic and unrolls the caller's loops, so until
   // then a stride is not a constant and the caller's loop holds a loop. The result was 64-bit
@@ -563,12 +494,7 @@ class checked_view {
                                              const detail::view_meta& m, std::index_sequence<K...>) noexcept
       : data_(data), extents_{extents[K]...}, strides_{strides[K]...} {
 #if CUGUARD_IMPL_CHECKS
-    label_ = m.label;
-    token_ = m.token;
-    space_ = m.space;
-    label_on_host_ = m.label_on_host;
-    device_ = m.device;
-    launch_ = m.launch;
+    meta_ = m;
 #else
     (void)m;
 #endif
@@ -589,7 +515,7 @@ class checked_view {
 
   CUGUARD_HOST_DEVICE constexpr detail::view_meta meta() const noexcept {
 #if CUGUARD_IMPL_CHECKS
-    return {label_, token_, space_, label_on_host_, device_, launch_};
+    return meta_;
 #else
     return {};
 #endif
@@ -639,7 +565,7 @@ class checked_view {
     static_assert((detail::is_index_v<Rest> && ...), "checked_view: indices must be integers or checked_index");
     const std::int64_t idx[Rank] = {i0.value, detail::index_value(rest)...};
     bool bad = !space_ok();
-    bad |= !detail::alive(token_);
+    bad |= !detail::alive(meta_.token);
     for (std::size_t r = 0; r < Rank; ++r)
       bad |= static_cast<std::uint64_t>(idx[r]) >= static_cast<std::uint64_t>(extents_[r]);
     if (CUGUARD_IMPL_UNLIKELY(bad)) return detail::fail_access(*this, operation::access, 0, i0, rest...);
@@ -692,7 +618,7 @@ class checked_view {
   template <int N>
   CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE bool vector_ok(const std::int64_t (&idx)[Rank], const T* p) const noexcept {
     bool bad = !space_ok();
-    bad |= !detail::alive(token_);
+    bad |= !detail::alive(meta_.token);
     bad |= strides_[Rank - 1] != 1;
     for (std::size_t r = 0; r + 1 < Rank; ++r)
       bad |= static_cast<std::uint64_t>(idx[r]) >= static_cast<std::uint64_t>(extents_[r]);
@@ -708,15 +634,26 @@ class checked_view {
 
   // Checks a new view: extents and strides not negative and representable in Index (`ext` and
   // `str` are the arguments as given, null when there were none), no null data under elements,
-  // every offset representable in Index, and (host) inside its tracked allocation.
+  // every offset representable in Index, and (host) inside its tracked allocation. A failed check
+  // (which returns in device code) leaves the view empty.
   CUGUARD_HOST_DEVICE void init(const char* label, const location& where, const detail::integer* ext,
                                 const detail::integer* str) {
-    label_ = label;
-    label_on_host_ = !CUGUARD_IMPL_DEVICE_PASS;
-    constexpr auto max = static_cast<std::uint64_t>(detail::max_of<Index>);
+    meta_.label = label;
+    meta_.label_on_host = !CUGUARD_IMPL_DEVICE_PASS;
+    std::uint64_t largest = 0; // largest offset, saturated
+    std::uint64_t count = 1;   // element count, saturated
+    if (!check_shape(where, ext, str, largest, count) || count == 0) return;
+    if (!check_reach(where, largest, count)) return make_empty();
+#if !CUGUARD_IMPL_DEVICE_PASS
+    if (!detail::in_device_code()) bind_allocation(where, largest); // not an emulated kernel's tile
+#endif
+  }
+
+  // Each extent and stride: not negative, and kept exactly by Index. Accumulates the largest
+  // offset and the element count, both saturated at the int64 maximum.
+  CUGUARD_HOST_DEVICE bool check_shape(const location& where, const detail::integer* ext, const detail::integer* str,
+                                       std::uint64_t& largest, std::uint64_t& count) {
     constexpr auto cap = static_cast<std::uint64_t>(detail::max_of<std::int64_t>);
-    std::uint64_t largest = 0; // largest offset, saturated at cap
-    std::uint64_t count = 1;   // element count, saturated at cap
     for (std::size_t r = 0; r < Rank; ++r) {
       const std::int64_t given[2] = {ext ? ext[r].value : extents_[r], str ? str[r].value : strides_[r]};
       const std::int64_t kept[2] = {extents_[r], strides_[r]};
@@ -724,12 +661,14 @@ class checked_view {
         if (CUGUARD_IMPL_UNLIKELY(given[k] < 0)) {
           detail::fail_view(*this, violation_kind::invalid_argument, operation::make_view, static_cast<int>(r),
                             {{k, given[k]}}, {{}, 0}, where);
-          return make_empty();
+          make_empty();
+          return false;
         }
         if (CUGUARD_IMPL_UNLIKELY(given[k] != kept[k])) {
           detail::fail_view(*this, violation_kind::index_overflow, operation::make_view, static_cast<int>(r),
-                            {{given[k], static_cast<std::int64_t>(max), 2 + k}}, {{}, 0}, where);
-          return make_empty();
+                            {{given[k], static_cast<std::int64_t>(detail::max_of<Index>), 2 + k}}, {{}, 0}, where);
+          make_empty();
+          return false;
         }
       }
       const auto e = static_cast<std::uint64_t>(extents_[r]);
@@ -738,14 +677,19 @@ class checked_view {
       const std::uint64_t reach = e > 1 && s != 0 ? (e - 1 > cap / s ? cap : (e - 1) * s) : 0;
       largest = reach > cap - largest ? cap : largest + reach;
     }
-    if (count == 0) return;
+    return true;
+  }
+
+  // A view with elements: data not null, and its largest offset and element count fit Index.
+  CUGUARD_HOST_DEVICE bool check_reach(const location& where, std::uint64_t largest, std::uint64_t count) {
+    constexpr auto max = static_cast<std::uint64_t>(detail::max_of<Index>);
     // (A pointer into a __shared__ array is not null, and nvcc knows it is shared: the check
     // folds away, and a tile's extents and strides stay constants instead of becoming values
     // that an emptied view could have zeroed, which cost the checked gemm 15 registers.)
     if (CUGUARD_IMPL_UNLIKELY(data_ == nullptr && !detail::in_shared_memory(data_))) {
       detail::fail_view(*this, violation_kind::null_data, operation::make_view, -1,
                         {{static_cast<std::int64_t>(count)}}, {{}, 0}, where);
-      return make_empty();
+      return false;
     }
     if (CUGUARD_IMPL_UNLIKELY(largest > max || count > max)) {
       const bool offset = largest > max;
@@ -753,13 +697,18 @@ class checked_view {
                         {{static_cast<std::int64_t>(offset ? largest : count), static_cast<std::int64_t>(max),
                           offset ? 0 : 1}},
                         {{}, 0}, where);
-      return make_empty();
+      return false;
     }
+    return true;
+  }
+
 #if !CUGUARD_IMPL_DEVICE_PASS
-    if (detail::in_device_code()) return; // an emulated kernel's view (a shared-memory tile)
+  // Host code: the tracked allocation the view lies in (through detail::host_hooks), its
+  // lifetime token, memory space and device; a view that reaches past its end is reported.
+  void bind_allocation(const location& where, std::uint64_t largest) {
     const detail::allocation_span found = detail::locate_allocation(data_);
-    space_ = found.space;
-    device_ = found.device;
+    meta_.space = found.space;
+    meta_.device = found.device;
     if (!found.tracked) return;
     const auto first = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(data_) - found.begin);
     const auto bytes = static_cast<std::int64_t>((largest + 1) * sizeof(T));
@@ -767,9 +716,9 @@ class checked_view {
       detail::fail_allocation(*this, found, first, bytes, where);
       return make_empty();
     }
-    token_ = found.token;
-#endif
+    meta_.token = found.token;
   }
+#endif
 #else
   CUGUARD_HOST_DEVICE constexpr void init(const char*, const location&, const detail::integer*,
                                           const detail::integer*) noexcept {}
@@ -779,119 +728,12 @@ class checked_view {
   Index extents_[Rank] = {};
   Index strides_[Rank] = {};
 #if CUGUARD_IMPL_CHECKS
-  const char* label_ = nullptr;
-  lifetime_token token_{};
-  memory_space space_ = memory_space::unknown;
-  bool label_on_host_ = true;
-  int device_ = -1;
-  std::uint64_t launch_ = 0;
+  detail::view_meta meta_; // label, lifetime token, memory space, device, launch number
 #endif
 };
 
-// -------------------------------------------------------------------------------------------------
-// Factories and assertions
-// -------------------------------------------------------------------------------------------------
-
-/// A contiguous row-major view: `make_view(p, {rows, cols}, "x")`.
-template <std::size_t Rank, class T>
-CUGUARD_HOST_DEVICE checked_view<T, Rank> make_view(
-    T* data, const detail::integer (&extents)[Rank], const char* label,
-    cuda::std::source_location where = cuda::std::source_location::current()) {
-  return checked_view<T, Rank>(data, extents, label, where);
-}
-
-template <class I, std::size_t Rank, class T>
-CUGUARD_HOST_DEVICE checked_view<T, Rank> make_view(
-    T* data, const I (&extents)[Rank], const char* label,
-    cuda::std::source_location where = cuda::std::source_location::current()) {
-  return checked_view<T, Rank>(data, detail::to_integers(extents).v, label, where);
-}
-
-/// A strided view: `make_strided_view(p, {rows, cols}, {1, rows}, "xt")`.
-template <std::size_t Rank, class T>
-CUGUARD_HOST_DEVICE checked_view<T, Rank> make_strided_view(
-    T* data, const detail::integer (&extents)[Rank], const detail::integer (&strides)[Rank], const char* label,
-    cuda::std::source_location where = cuda::std::source_location::current()) {
-  return checked_view<T, Rank>(data, extents, strides, label, where);
-}
-
-template <class I, class J, std::size_t Rank, class T>
-CUGUARD_HOST_DEVICE checked_view<T, Rank> make_strided_view(
-    T* data, const I (&extents)[Rank], const J (&strides)[Rank], const char* label,
-    cuda::std::source_location where = cuda::std::source_location::current()) {
-  return checked_view<T, Rank>(data, detail::to_integers(extents).v, detail::to_integers(strides).v, label, where);
-}
-
-/// Asserts that `v` is contiguous (row-major, packed); a non_contiguous violation otherwise.
-/// Put it where a kernel depends on contiguity. Not evaluated when checks are off.
-template <class T, std::size_t Rank, class Index>
-CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void expect_contiguous(
-    const checked_view<T, Rank, Index>& v, cuda::std::source_location where = cuda::std::source_location::current()) {
-#if CUGUARD_IMPL_CHECKS
-  if (CUGUARD_IMPL_UNLIKELY(!v.is_contiguous())) {
-    detail::dims expected{{}, static_cast<int>(Rank)};
-    std::int64_t stride = 1;
-    for (std::size_t r = Rank; r-- > 0;) {
-      expected.v[r] = stride;
-      stride *= v.extent(r);
-    }
-    detail::fail_view(v, violation_kind::non_contiguous, operation::expect_contiguous, -1, {}, expected, where);
-  }
-#else
-  (void)v, (void)where;
-#endif
-}
-
-template <class T, std::size_t Rank, class Index, std::size_t N>
-CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void expect_shape(
-    const checked_view<T, Rank, Index>& v, const detail::integer (&extents)[N],
-    cuda::std::source_location where = cuda::std::source_location::current());
-
-/// Asserts that `v` has exactly the given extents; a shape_mismatch violation naming the first
-/// differing dimension (or the rank) otherwise. Not evaluated when checks are off.
-template <class T, std::size_t Rank, class Index, class I, std::size_t N>
-CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void expect_shape(
-    const checked_view<T, Rank, Index>& v, const I (&extents)[N],
-    cuda::std::source_location where = cuda::std::source_location::current()) {
-  expect_shape(v, detail::to_integers(extents).v, where);
-}
-
-template <class T, std::size_t Rank, class Index, std::size_t N>
-CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void expect_shape(const checked_view<T, Rank, Index>& v,
-                                                               const detail::integer (&extents)[N],
-                                                               cuda::std::source_location where) {
-#if CUGUARD_IMPL_CHECKS
-  int dim = -1;
-  bool bad = N != Rank;
-  for (std::size_t r = 0; !bad && r < Rank; ++r) {
-    if (static_cast<std::int64_t>(v.extent(r)) != extents[r].value) {
-      bad = true;
-      dim = static_cast<int>(r);
-    }
-  }
-  if (CUGUARD_IMPL_UNLIKELY(bad)) {
-    detail::dims expected{{}, static_cast<int>(N)};
-    for (std::size_t r = 0; r < N && r < static_cast<std::size_t>(violation::max_rank); ++r) expected.v[r] = extents[r].value;
-    detail::fail_view(v, violation_kind::shape_mismatch, operation::expect_shape, dim, {}, expected, where);
-  }
-#else
-  (void)v, (void)extents, (void)where;
-#endif
-}
-
-/// Asserts that `value`, about to be stored at v(i...), is finite: an inf or NaN is reported as
-/// non_finite with the view's label and the position (the seed's fp16 overflow). Not a memory
-/// check, so kernels opt in where they want it; not evaluated when checks are off.
-template <class T, std::size_t Rank, class Index, class... Rest>
-CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void expect_finite(float value, const checked_view<T, Rank, Index>& v,
-                                                                detail::first_index i0, Rest... rest) {
-#if CUGUARD_IMPL_CHECKS
-  static_assert(sizeof...(Rest) + 1 == Rank, "expect_finite: wrong number of indices");
-  // value - value is 0 for finite values and NaN for inf and NaN, without <cmath> in device code.
-  if (CUGUARD_IMPL_UNLIKELY(!(value - value == 0.0f))) detail::fail_finite(v, static_cast<double>(value), i0, rest...);
-#else
-  (void)value, (void)v, (void)i0, ((void)rest, ...);
-#endif
-}
-
 CUGUARD_IMPL_END_NAMESPACE
+
+// The factories and assertions of views: included here, so that this header gives the whole view.
+#include <cuguard/expect.hpp>
+#include <cuguard/make_view.hpp>

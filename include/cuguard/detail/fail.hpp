@@ -5,6 +5,7 @@
 #include <cuguard/config.hpp>
 #include <cuguard/detail/channel.hpp>
 #include <cuguard/detail/host_hooks.hpp>
+#include <cuguard/detail/index_args.hpp>
 #include <cuguard/detail/lifetime_token.hpp>
 #include <cuguard/detail/pending.hpp>
 #include <cuguard/report.hpp>
@@ -20,23 +21,6 @@
 CUGUARD_IMPL_BEGIN_NAMESPACE
 namespace detail {
 
-template <class T>
-inline constexpr bool is_integer_v =
-    std::is_integral<T>::value && !std::is_same<std::remove_cv_t<T>, bool>::value;
-
-template <class T>
-struct is_checked_index : std::false_type {};
-} // namespace detail
-
-template <class Index>
-class checked_index;
-
-namespace detail {
-
-/// An integer or a checked_index: what views accept as an index.
-template <class T>
-inline constexpr bool is_index_v = is_integer_v<T> || is_checked_index<T>::value;
-
 /// True in code that runs as part of a kernel: the device pass of nvcc, or an emulated kernel.
 CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE bool in_device_code() noexcept {
 #if CUGUARD_IMPL_DEVICE_PASS
@@ -46,61 +30,6 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE bool in_device_code() noexcept {
 #else
   return false;
 #endif
-}
-
-/// The first index of an access, when it is an integer. Its converting constructors take the
-/// caller's source location as a default argument: that is how a check reports the line of the
-/// offending expression. One constructor per integer type (no enable_if: see
-/// CUGUARD_IMPL_INTEGER_TYPES); floating-point and bool indices are deleted. Kept to scalars, so
-/// that compilers leave it in registers.
-struct first_index {
-  std::int64_t value;
-  cuda::std::source_location where;
-
-#define CUGUARD_IMPL_FIRST_INDEX(I)                                                                     \
-  CUGUARD_HOST_DEVICE constexpr first_index(I i, cuda::std::source_location w = cuda::std::source_location::current()) \
-      noexcept                                                                                          \
-      : value(static_cast<std::int64_t>(i)), where(w) {}
-  CUGUARD_IMPL_INTEGER_TYPES(CUGUARD_IMPL_FIRST_INDEX)
-#undef CUGUARD_IMPL_FIRST_INDEX
-#define CUGUARD_IMPL_NOT_AN_INDEX(F) first_index(F) = delete; // indices must be integers
-  CUGUARD_IMPL_NON_INTEGER_ARITHMETIC_TYPES(CUGUARD_IMPL_NOT_AN_INDEX)
-#undef CUGUARD_IMPL_NOT_AN_INDEX
-};
-
-/// The first index of an access, when it is a checked_index: the value, its origin and the
-/// caller's source location (an unconstrained template: it only deduces from checked_index).
-struct first_checked_index {
-  std::int64_t value;
-  origin_info origin;
-  cuda::std::source_location where;
-
-  template <class I>
-  CUGUARD_HOST_DEVICE constexpr first_checked_index(
-      const checked_index<I>& i, cuda::std::source_location w = cuda::std::source_location::current()) noexcept
-      : value(static_cast<std::int64_t>(i.value())), origin(i.origin()), where(w) {}
-};
-
-template <class I>
-CUGUARD_HOST_DEVICE constexpr std::int64_t index_value(const I& i) noexcept {
-  if constexpr (std::is_same<I, first_index>::value || std::is_same<I, first_checked_index>::value) {
-    return i.value;
-  } else if constexpr (is_checked_index<I>::value) {
-    return static_cast<std::int64_t>(i.value());
-  } else {
-    return static_cast<std::int64_t>(i);
-  }
-}
-
-template <class I>
-CUGUARD_HOST_DEVICE constexpr origin_info origin_of(const I& i) noexcept {
-  if constexpr (std::is_same<I, first_checked_index>::value) {
-    return i.origin;
-  } else if constexpr (is_checked_index<I>::value) {
-    return i.origin();
-  } else {
-    return origin_info{};
-  }
 }
 
 /// A short list of integers passed by value to a cold function (by value: taking the address

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cuguard/config.hpp>
+#include <cuguard/detail/index_args.hpp>
 #include <cuguard/detail/lifetime_token.hpp>
 #include <cuguard/violation.hpp>
 
@@ -10,20 +11,6 @@
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
 namespace detail {
-
-/// A label and whether it lives in host memory (device code must not read it then).
-struct label_ref {
-  const char* text = nullptr;
-  bool on_host = !CUGUARD_IMPL_DEVICE_PASS;
-};
-
-/// Where a checked_index came from (see index_origin).
-struct origin_info {
-  index_origin kind = index_origin::none;
-  int rank = 0;
-  label_ref label{};
-  std::int64_t position[violation::max_rank] = {};
-};
 
 template <class T>
 CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE std::uint64_t address_of(const T* p) noexcept {

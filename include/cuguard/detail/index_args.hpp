@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: Apache-2.0
+// What views take as indices, extents and strides: integers of any type, checked_index values,
+// and the caller's source position that comes with the first of them.
+#pragma once
+
+#include <cuguard/config.hpp>
+#include <cuguard/violation.hpp>
+
+#include <cuda/std/source_location>
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+CUGUARD_IMPL_BEGIN_NAMESPACE
+namespace detail {
+
+template <class T>
+inline constexpr bool is_integer_v =
+    std::is_integral<T>::value && !std::is_same<std::remove_cv_t<T>, bool>::value;
+
+template <class T>
+struct is_checked_index : std::false_type {};
+} // namespace detail
+
+template <class Index>
+class checked_index;
+
+namespace detail {
+
+/// A label and whether it lives in host memory (device code must not read it then).
+struct label_ref {
+  const char* text = nullptr;
+  bool on_host = !CUGUARD_IMPL_DEVICE_PASS;
+};
+
+/// Where a checked_index came from (see index_origin).
+struct origin_info {
+  index_origin kind = index_origin::none;
+  int rank = 0;
+  label_ref label{};
+  std::int64_t position[violation::max_rank] = {};
+};
+
+/// An integer or a checked_index: what views accept as an index.
+template <class T>
+inline constexpr bool is_index_v = is_integer_v<T> || is_checked_index<T>::value;
+
+/// The first index of an access, when it is an integer. Its converting constructors take the
+/// caller's source location as a default argument: that is how a check reports the line of the
+/// offending expression. One constructor per integer type (no enable_if: see
+/// CUGUARD_IMPL_INTEGER_TYPES); floating-point and bool indices are deleted. Kept to scalars, so
+/// that compilers leave it in registers.
+struct first_index {
+  std::int64_t value;
+  cuda::std::source_location where;
+
+#define CUGUARD_IMPL_FIRST_INDEX(I)                                                                     \
+  CUGUARD_HOST_DEVICE constexpr first_index(I i, cuda::std::source_location w = cuda::std::source_location::current()) \
+      noexcept                                                                                          \
+      : value(static_cast<std::int64_t>(i)), where(w) {}
+  CUGUARD_IMPL_INTEGER_TYPES(CUGUARD_IMPL_FIRST_INDEX)
+#undef CUGUARD_IMPL_FIRST_INDEX
+#define CUGUARD_IMPL_NOT_AN_INDEX(F) first_index(F) = delete; // indices must be integers
+  CUGUARD_IMPL_NON_INTEGER_ARITHMETIC_TYPES(CUGUARD_IMPL_NOT_AN_INDEX)
+#undef CUGUARD_IMPL_NOT_AN_INDEX
+};
+
+/// The first index of an access, when it is a checked_index: the value, its origin and the
+/// caller's source location (an unconstrained template: it only deduces from checked_index).
+struct first_checked_index {
+  std::int64_t value;
+  origin_info origin;
+  cuda::std::source_location where;
+
+  template <class I>
+  CUGUARD_HOST_DEVICE constexpr first_checked_index(
+      const checked_index<I>& i, cuda::std::source_location w = cuda::std::source_location::current()) noexcept
+      : value(static_cast<std::int64_t>(i.value())), origin(i.origin()), where(w) {}
+};
+
+template <class I>
+CUGUARD_HOST_DEVICE constexpr std::int64_t index_value(const I& i) noexcept {
+  if constexpr (std::is_same<I, first_index>::value || std::is_same<I, first_checked_index>::value) {
+    return i.value;
+  } else if constexpr (is_checked_index<I>::value) {
+    return static_cast<std::int64_t>(i.value());
+  } else {
+    return static_cast<std::int64_t>(i);
+  }
+}
+
+template <class I>
+CUGUARD_HOST_DEVICE constexpr origin_info origin_of(const I& i) noexcept {
+  if constexpr (std::is_same<I, first_checked_index>::value) {
+    return i.origin;
+  } else if constexpr (is_checked_index<I>::value) {
+    return i.origin();
+  } else {
+    return origin_info{};
+  }
+}
+
+/// An extent or stride argument: any integer type converts to it without a narrowing error
+/// (`make_view(p, {n}, "x")` with a size_t n); checked builds then check that it fits Index.
+struct integer {
+  std::int64_t value;
+  CUGUARD_HOST_DEVICE constexpr integer() noexcept : value(0) {}
+  // One constructor per integer type, no enable_if (see CUGUARD_IMPL_INTEGER_TYPES).
+#define CUGUARD_IMPL_INTEGER(I) \
+  CUGUARD_HOST_DEVICE constexpr integer(I i) noexcept : value(static_cast<std::int64_t>(i)) {}
+  CUGUARD_IMPL_INTEGER_TYPES(CUGUARD_IMPL_INTEGER)
+#undef CUGUARD_IMPL_INTEGER
+#define CUGUARD_IMPL_NOT_AN_INTEGER(F) integer(F) = delete; // extents and strides must be integers
+  CUGUARD_IMPL_NON_INTEGER_ARITHMETIC_TYPES(CUGUARD_IMPL_NOT_AN_INTEGER)
+#undef CUGUARD_IMPL_NOT_AN_INTEGER
+};
+
+/// An existing array of integers (`std::int64_t shape[3]`) as extents.
+template <std::size_t N>
+struct integers {
+  integer v[N];
+};
+template <class I, std::size_t N>
+CUGUARD_HOST_DEVICE constexpr integers<N> to_integers(const I (&values)[N]) noexcept {
+  static_assert(is_integer_v<I>, "checked_view: extents, strides and shapes must be integers");
+  integers<N> out{};
+  for (std::size_t r = 0; r < N; ++r) out.v[r] = integer(values[r]);
+  return out;
+}
+
+/// The largest value of a signed integer type (std::numeric_limits is host code for nvcc).
+template <class Index>
+inline constexpr Index max_of = static_cast<Index>(static_cast<std::make_unsigned_t<Index>>(-1) >> 1);
+
+/// a * b with two's-complement wrap-around instead of undefined behaviour: strides of a view too
+/// large for its index type are computed before the construction check rejects the view.
+template <class Index>
+CUGUARD_HOST_DEVICE constexpr Index wrapping_mul(Index a, Index b) noexcept {
+  using unsigned_index = std::make_unsigned_t<Index>;
+  return static_cast<Index>(static_cast<unsigned_index>(a) * static_cast<unsigned_index>(b));
+}
+
+/// True where the compiler can tell that `p` points into shared memory (device code; nvcc folds
+/// __isShared for a pointer into a __shared__ array). Never true for a null pointer.
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE bool in_shared_memory(const void* p) noexcept {
+#if CUGUARD_IMPL_DEVICE_PASS
+  return __isShared(p) != 0;
+#else
+  (void)p;
+  return false;
+#endif
+}
+
+/// The row-major stride of dimension From - 1: the product of extents From..Rank-1 (wrapping).
+template <class Index, std::size_t From, std::size_t Rank, class E>
+CUGUARD_HOST_DEVICE constexpr Index row_major_stride(const E (&extents)[Rank]) noexcept {
+  if constexpr (From >= Rank) {
+    return 1;
+  } else {
+    return wrapping_mul(static_cast<Index>(extents[From].value), row_major_stride<Index, From + 1>(extents));
+  }
+}
+
+} // namespace detail
+CUGUARD_IMPL_END_NAMESPACE

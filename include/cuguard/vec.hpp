@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: Apache-2.0
+// cuguard::vec<T, N>: what a view's vector access (load<N>, store<N>) reads and writes.
+#pragma once
+
+#include <cuguard/config.hpp>
+
+CUGUARD_IMPL_BEGIN_NAMESPACE
+
+/// N consecutive elements, aligned to their total size: what load<N> returns and store<N> takes.
+template <class T, int N>
+struct alignas(sizeof(T) * N) vec {
+  static_assert(N > 0 && (N & (N - 1)) == 0, "vec: N must be a power of two");
+  static_assert(sizeof(T) * N <= 16, "vec: at most 16 bytes (one 128-bit access)");
+  T v[N];
+  CUGUARD_HOST_DEVICE constexpr T& operator[](int i) noexcept { return v[i]; }
+  CUGUARD_HOST_DEVICE constexpr const T& operator[](int i) const noexcept { return v[i]; }
+};
+
+CUGUARD_IMPL_END_NAMESPACE
