@@ -3,7 +3,8 @@
 //
 // Include this header (or <cuguard/cuguard.hpp>, which includes it in emulation builds) before
 // any CUDA header. It defines the CUDA keywords (__global__, __device__, __shared__, ...), the
-// built-in variables (threadIdx, blockIdx, blockDim, gridDim, warpSize), __syncthreads(),
+// built-in variables (threadIdx, blockIdx, blockDim, gridDim, warpSize: variables, set by the
+// fiber scheduler, detail/fibers.hpp), __syncthreads(),
 // atomics, warp intrinsics and __trap(); cuguard::launch runs the kernel. Dynamic shared memory
 // is cuguard::dynamic_shared<T>() (portable to nvcc), not `extern __shared__`.
 #pragma once
@@ -61,7 +62,6 @@ namespace emulation {
 inline bool in_kernel() noexcept { return detail::current_thread != nullptr; }
 
 namespace detail {
-inline const thread_context& ids() noexcept { return *current_thread; }
 inline grid_runner& runner() noexcept { return *current_runner; }
 
 template <class T>
@@ -78,8 +78,7 @@ T from_bits(std::uint64_t bits) noexcept {
   return v;
 }
 inline unsigned lane() noexcept {
-  const thread_context& c = ids();
-  return (c.thread_idx.x + c.thread_idx.y * c.block_dim.x + c.thread_idx.z * c.block_dim.x * c.block_dim.y) % 32;
+  return (threadIdx.x + threadIdx.y * blockDim.x + threadIdx.z * blockDim.x * blockDim.y) % 32;
 }
 
 template <class T, class Op>
@@ -112,12 +111,8 @@ T atomic_update(T* address, Op op) noexcept {
 CUGUARD_IMPL_END_NAMESPACE
 
 // ---------------------------------------------------------------------------------------------
-// Built-in variables and functions, as CUDA spells them.
+// Built-in functions, as CUDA spells them (the built-in variables are in detail/fibers.hpp).
 // ---------------------------------------------------------------------------------------------
-#define threadIdx (::cuguard::emulation::detail::ids().thread_idx)
-#define blockIdx (::cuguard::emulation::detail::ids().block_idx)
-#define blockDim (::cuguard::emulation::detail::ids().block_dim)
-#define gridDim (::cuguard::emulation::detail::ids().grid_dim)
 inline constexpr int warpSize = 32;
 
 inline void __syncthreads() { ::cuguard::emulation::detail::runner().barrier(); }
@@ -214,9 +209,26 @@ inline T atomicCAS(T* address, U compare, V value) {
   return expected;
 }
 
-// Device math that CUDA code calls unqualified.
-using std::max;
-using std::min;
+// Device math that CUDA code calls unqualified: CUDA's own max and min overloads (not std::max,
+// whose one template parameter rejects max(int, unsigned) where CUDA takes it).
+#define CUGUARD_IMPL_EMU_MINMAX(T, U, R)                                                        \
+  inline R max(T a, U b) { return static_cast<R>(a) < static_cast<R>(b) ? static_cast<R>(b) : static_cast<R>(a); } \
+  inline R min(T a, U b) { return static_cast<R>(b) < static_cast<R>(a) ? static_cast<R>(b) : static_cast<R>(a); }
+CUGUARD_IMPL_EMU_MINMAX(int, int, int)
+CUGUARD_IMPL_EMU_MINMAX(unsigned int, unsigned int, unsigned int)
+CUGUARD_IMPL_EMU_MINMAX(int, unsigned int, unsigned int)
+CUGUARD_IMPL_EMU_MINMAX(unsigned int, int, unsigned int)
+CUGUARD_IMPL_EMU_MINMAX(long, long, long)
+CUGUARD_IMPL_EMU_MINMAX(unsigned long, unsigned long, unsigned long)
+CUGUARD_IMPL_EMU_MINMAX(long long, long long, long long)
+CUGUARD_IMPL_EMU_MINMAX(unsigned long long, unsigned long long, unsigned long long)
+CUGUARD_IMPL_EMU_MINMAX(long long, unsigned long long, unsigned long long)
+CUGUARD_IMPL_EMU_MINMAX(unsigned long long, long long, unsigned long long)
+CUGUARD_IMPL_EMU_MINMAX(float, float, float)
+CUGUARD_IMPL_EMU_MINMAX(double, double, double)
+CUGUARD_IMPL_EMU_MINMAX(float, double, double)
+CUGUARD_IMPL_EMU_MINMAX(double, float, double)
+#undef CUGUARD_IMPL_EMU_MINMAX
 inline float __expf(float x) { return std::exp(x); }
 inline float __logf(float x) { return std::log(x); }
 inline float __fdividef(float a, float b) { return a / b; }

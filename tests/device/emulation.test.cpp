@@ -14,6 +14,25 @@
 
 namespace device_tests {
 
+// A helper whose parameters carry the built-ins' names, as user code may: they shadow the
+// built-in variables (under emulation too, where they are variables, not macros).
+#if defined(__GNUC__)
+#  pragma GCC diagnostic push
+#  pragma GCC diagnostic ignored "-Wshadow"
+#endif
+__device__ inline unsigned flat_index(uint3 threadIdx, dim3 blockDim) { return threadIdx.y * blockDim.x + threadIdx.x; }
+#if defined(__GNUC__)
+#  pragma GCC diagnostic pop
+#endif
+
+// The built-in variables, read through a helper and directly; CUDA's mixed max and min.
+__global__ void builtins(cuguard::checked_view<unsigned, 2> out) {
+  const unsigned t = flat_index(threadIdx, blockDim);
+  out(0, t) = flat_index(uint3{threadIdx.y, threadIdx.x, 0}, blockDim);
+  out(1, t) = blockIdx.x * 100u + gridDim.x;
+  out(2, t) = max(static_cast<int>(t) + 1, 4u) + min(t, 1u);
+}
+
 // Reverses each block's 64 elements through a shared tile: wrong without __syncthreads().
 __global__ void reverse_blocks(cuguard::checked_view<const int, 1> in, cuguard::checked_view<int, 1> out) {
   __shared__ int storage[64];
@@ -68,6 +87,22 @@ __global__ void ids_3d(cuguard::checked_view<int, 6> out) {
 }
 
 } // namespace device_tests
+
+TEST_CASE("threadIdx and the other built-ins are variables that parameters may shadow") {
+  cuguard::device_buffer<unsigned> out(3 * 8, "out");
+  cuguard::launch({dim3(1), dim3(4, 2)}, device_tests::builtins, out.view({3, 8}));
+  cuguard::check();
+  const std::vector<unsigned> got = out.to_host();
+  for (unsigned y = 0; y < 2; ++y) {
+    for (unsigned x = 0; x < 4; ++x) {
+      const unsigned t = y * 4 + x;
+      CHECK(got[0 * 8 + t] == x * 4 + y);
+      CHECK(got[1 * 8 + t] == 1u);
+      const unsigned m = t + 1 > 4u ? t + 1 : 4u; // max(int, unsigned): unsigned, as in CUDA
+      CHECK(got[2 * 8 + t] == m + (t < 1u ? t : 1u));
+    }
+  }
+}
 
 TEST_CASE("__syncthreads orders shared-memory writes before reads") {
   std::vector<int> in(128);

@@ -25,11 +25,20 @@ extern "C" void __sanitizer_start_switch_fiber(void** fake_stack_save, const voi
 extern "C" void __sanitizer_finish_switch_fiber(void* fake_stack_save, const void** bottom_old, std::size_t* size_old);
 #endif
 
+// The CUDA built-in variables, as CUDA names them: variables (not macros), so that a parameter
+// named threadIdx shadows them as it would under nvcc and a debugger can print them. The runner
+// sets them before it resumes a thread; they are thread_local because a block's threads run on
+// one OS thread, and every OS thread may run a grid of its own. Kernel code must not assign them.
+inline thread_local uint3 threadIdx{};
+inline thread_local uint3 blockIdx{};
+inline thread_local dim3 blockDim{};
+inline thread_local dim3 gridDim{};
+
 CUGUARD_IMPL_BEGIN_NAMESPACE
 namespace emulation {
 namespace detail {
 
-/// The CUDA built-in variables of the thread that is running.
+/// The CUDA built-in variables of one thread.
 struct thread_context {
   uint3 thread_idx;
   uint3 block_idx;
@@ -270,7 +279,12 @@ inline thread_local const thread_context* current_thread = nullptr;
 
 __attribute__((noinline)) inline void grid_runner::resume(unsigned t) {
   current_ = t;
-  current_thread = &fibers_[t].ids;
+  const thread_context& ids = fibers_[t].ids;
+  current_thread = &ids;
+  ::threadIdx = ids.thread_idx;
+  ::blockIdx = ids.block_idx;
+  ::blockDim = ids.block_dim;
+  ::gridDim = ids.grid_dim;
 #if defined(__SANITIZE_ADDRESS__)
   __sanitizer_start_switch_fiber(&main_fake_stack_, stack_of(t), stack_size());
 #endif
