@@ -121,23 +121,7 @@ class checked_view {
   /// layout_stride) and the default accessor. Needs <cuguard/mdspan.hpp> (which
   /// <cuguard/cuguard.hpp> includes): views alone do not parse mdspan.
   template <class M>
-  CUGUARD_HOST_DEVICE checked_view(const M& m, const char* label, location where = location::current()) {
-    using traits = detail::mdspan_traits<M>;
-    static_assert(traits::is_mdspan, "checked_view: construct a view from a pointer and extents, or from a "
-                                     "cuda::std::mdspan (include <cuguard/mdspan.hpp>)");
-    if constexpr (traits::is_mdspan) {
-      static_assert(traits::rank == Rank, "checked_view: the mdspan has another rank");
-      static_assert(traits::template element_is<T>, "checked_view: the mdspan has another element type");
-      static_assert(traits::default_accessor, "checked_view: only mdspans with the default accessor can be viewed");
-      static_assert(traits::strided, "checked_view: only strided mdspan layouts can be viewed");
-      data_ = m.data_handle();
-      for (std::size_t r = 0; r < Rank; ++r) {
-        extents_[r] = static_cast<Index>(m.extent(r));
-        strides_[r] = static_cast<Index>(m.stride(r));
-      }
-      init(label, where, nullptr, nullptr);
-    }
-  }
+  CUGUARD_HOST_DEVICE checked_view(const M& m, const char* label, location where = location::current());
 
   /// A view of const T from a view of T.
   template <class U, std::enable_if_t<std::is_same<const U, T>::value && !std::is_const<U>::value, int> = 0>
@@ -286,7 +270,7 @@ class checked_view {
   CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE vec<value_type, N> load(Is... is) const noexcept {
     static_assert(sizeof...(Is) == Rank, "checked_view: wrong number of indices");
     const Index idx[Rank] = {static_cast<Index>(is)...};
-    return read_vec<N>(data_ + offset(idx));
+    return detail::read_vec<value_type, N>(data_ + offset(idx));
   }
 
   template <int N, class... Is>
@@ -294,7 +278,7 @@ class checked_view {
     static_assert(!std::is_const<T>::value, "checked_view: cannot store through a view of const elements");
     static_assert(sizeof...(Is) == Rank, "checked_view: wrong number of indices");
     const Index idx[Rank] = {static_cast<Index>(is)...};
-    write_vec<N>(data_ + offset(idx), x);
+    detail::write_vec<value_type, N>(data_ + offset(idx), x);
   }
 #endif
 
@@ -308,122 +292,24 @@ class checked_view {
 
   /// Elements [begin, end) of dimension `dim`.
   CUGUARD_HOST_DEVICE checked_view slice(std::size_t dim, Index begin, Index end,
-                                         location where = location::current()) const {
-    if constexpr (checks) {
-      if (CUGUARD_IMPL_UNLIKELY(dim >= Rank)) return bad_dim(operation::slice, dim, where);
-      if (CUGUARD_IMPL_UNLIKELY(begin < 0 || end < begin || end > extents_[dim])) {
-        detail::fail_view(*this, violation_kind::out_of_bounds, operation::slice, static_cast<int>(dim), {{begin, end}},
-                          {{}, 0}, where);
-        return emptied<Rank>();
-      }
-    }
-    checked_view out = *this;
-    out.data_ = data_ + static_cast<std::int64_t>(begin) * strides_[dim];
-    out.extents_[dim] = static_cast<Index>(end - begin);
-    return out;
-  }
+                                         location where = location::current()) const;
 
   /// The view at index i of dimension `dim`, one rank lower.
   CUGUARD_HOST_DEVICE checked_view<T, Rank - 1, Index> select(std::size_t dim, Index i,
-                                                             location where = location::current()) const {
-    static_assert(Rank >= 2, "checked_view: select needs rank 2 or more; use operator[] on a rank-1 view");
-    if constexpr (checks) {
-      if (CUGUARD_IMPL_UNLIKELY(dim >= Rank)) {
-        bad_dim(operation::select, dim, where);
-        return emptied<Rank - 1>();
-      }
-      if (CUGUARD_IMPL_UNLIKELY(i < 0 || i >= extents_[dim])) {
-        detail::fail_view(*this, violation_kind::out_of_bounds, operation::select, static_cast<int>(dim), {{i}},
-                          {{}, 0}, where);
-        return emptied<Rank - 1>();
-      }
-    }
-    Index ext[Rank - 1] = {};
-    Index str[Rank - 1] = {};
-    for (std::size_t r = 0, k = 0; r < Rank; ++r) {
-      if (r == dim) continue;
-      ext[k] = extents_[r];
-      str[k] = strides_[r];
-      ++k;
-    }
-    return checked_view<T, Rank - 1, Index>(detail::raw_tag{}, data_ + static_cast<std::int64_t>(i) * strides_[dim],
-                                           ext, str, meta());
-  }
+                                                             location where = location::current()) const;
 
   /// The same elements with dimensions reordered: dimension r of the result is dimension
   /// order[r] of this view (PyTorch's permute).
-  CUGUARD_HOST_DEVICE checked_view permute(const int (&order)[Rank], location where = location::current()) const {
-    if constexpr (checks) {
-      bool seen[Rank] = {};
-      bool ok = true;
-      for (std::size_t r = 0; r < Rank; ++r) {
-        const int d = order[r];
-        if (d < 0 || d >= static_cast<int>(Rank) || seen[d]) {
-          ok = false;
-          break;
-        }
-        seen[d] = true;
-      }
-      if (CUGUARD_IMPL_UNLIKELY(!ok)) {
-        detail::dims given{{}, static_cast<int>(Rank)};
-        for (std::size_t r = 0; r < Rank; ++r) given.v[r] = order[r];
-        detail::fail_view(*this, violation_kind::invalid_argument, operation::permute, -1, {}, given, where);
-        return emptied<Rank>();
-      }
-    }
-    checked_view out = *this;
-    for (std::size_t r = 0; r < Rank; ++r) {
-      out.extents_[r] = extents_[order[r]];
-      out.strides_[r] = strides_[order[r]];
-    }
-    return out;
-  }
+  CUGUARD_HOST_DEVICE checked_view permute(const int (&order)[Rank], location where = location::current()) const;
 
   /// The same elements with dimensions a and b swapped.
-  CUGUARD_HOST_DEVICE checked_view transpose(std::size_t a, std::size_t b, location where = location::current()) const {
-    if constexpr (checks) {
-      if (CUGUARD_IMPL_UNLIKELY(a >= Rank)) return bad_dim(operation::permute, a, where);
-      if (CUGUARD_IMPL_UNLIKELY(b >= Rank)) return bad_dim(operation::permute, b, where);
-    }
-    checked_view out = *this;
-    out.extents_[a] = extents_[b];
-    out.strides_[a] = strides_[b];
-    out.extents_[b] = extents_[a];
-    out.strides_[b] = strides_[a];
-    return out;
-  }
+  CUGUARD_HOST_DEVICE checked_view transpose(std::size_t a, std::size_t b, location where = location::current()) const;
 
   /// The same elements with another shape of the same size. Only for contiguous views: a
   /// strided view reports non_contiguous (PyTorch's view() would fail too; copy first).
   template <std::size_t N>
   CUGUARD_HOST_DEVICE checked_view<T, N, Index> reshape(const detail::integer (&extents)[N],
-                                                       location where = location::current()) const {
-    static_assert(N >= 1 && N <= static_cast<std::size_t>(violation::max_rank), "reshape: rank must be 1 to 8");
-    Index ext[N] = {};
-    Index str[N] = {};
-    Index stride = 1;
-    std::int64_t count = 1;
-    for (std::size_t r = N; r-- > 0;) {
-      ext[r] = static_cast<Index>(extents[r].value);
-      str[r] = stride;
-      stride = detail::wrapping_mul(stride, ext[r]);
-      count = extents[r].value < 0 ? -1 : detail::wrapping_mul(count, extents[r].value);
-    }
-    if constexpr (checks) {
-      const bool bad_shape = count != static_cast<std::int64_t>(size());
-      if (CUGUARD_IMPL_UNLIKELY(!is_contiguous() || bad_shape)) {
-        detail::dims shape{{}, static_cast<int>(N)};
-        for (std::size_t r = 0; r < N; ++r) shape.v[r] = extents[r].value;
-        if (!is_contiguous())
-          detail::fail_view(*this, violation_kind::non_contiguous, operation::reshape, -1, {}, shape, where);
-        else
-          detail::fail_view(*this, violation_kind::shape_mismatch, operation::reshape, -1,
-                            {{static_cast<std::int64_t>(size()), count}}, shape, where);
-        return emptied<N>();
-      }
-    }
-    return checked_view<T, N, Index>(detail::raw_tag{}, data_, ext, str, meta());
-  }
+                                                       location where = location::current()) const;
 
   template <class I, std::size_t N>
   CUGUARD_HOST_DEVICE checked_view<T, N, Index> reshape(const I (&extents)[N],
@@ -500,18 +386,12 @@ class checked_view {
 #endif
   }
 
-  CUGUARD_HOST_DEVICE checked_view bad_dim(operation op, std::size_t dim, const location& where) const {
-    detail::fail_view(*this, violation_kind::invalid_argument, op, static_cast<int>(dim), {}, {{}, 0}, where);
-    return emptied<Rank>();
-  }
+CUGUARD_HOST_DEVICE checked_view bad_dim(operation op, std::size_t dim, const location& where) const;
 
   /// A view of no element with this view's pointer and metadata: what an operation whose check
   /// failed (and returned, in device code) gives back.
   template <std::size_t N>
-  CUGUARD_HOST_DEVICE checked_view<T, N, Index> emptied() const noexcept {
-    const Index zero[N] = {};
-    return checked_view<T, N, Index>(detail::raw_tag{}, data_, zero, zero, meta());
-  }
+CUGUARD_HOST_DEVICE checked_view<T, N, Index> emptied() const noexcept;
 
   CUGUARD_HOST_DEVICE constexpr detail::view_meta meta() const noexcept {
 #if CUGUARD_IMPL_CHECKS
@@ -539,49 +419,13 @@ class checked_view {
   }
 #endif
 
-  template <int N>
-  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE static vec<value_type, N> read_vec(const T* p) noexcept {
-#if CUGUARD_IMPL_DEVICE_PASS
-    return *reinterpret_cast<const vec<value_type, N>*>(p);
-#else
-    vec<value_type, N> out;
-    std::memcpy(&out, p, sizeof out);
-    return out;
-#endif
-  }
-  template <int N>
-  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE static void write_vec(T* p, vec<value_type, N> x) noexcept {
-#if CUGUARD_IMPL_DEVICE_PASS
-    *reinterpret_cast<vec<value_type, N>*>(p) = x;
-#else
-    std::memcpy(p, &x, sizeof x);
-#endif
-  }
-
 #if CUGUARD_IMPL_CHECKS
   template <class First, class... Rest>
-  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE T& access(const First& i0, Rest... rest) const {
-    static_assert(sizeof...(Rest) + 1 == Rank, "checked_view: wrong number of indices");
-    static_assert((detail::is_index_v<Rest> && ...), "checked_view: indices must be integers or checked_index");
-    const std::int64_t idx[Rank] = {i0.value, detail::index_value(rest)...};
-    bool bad = !space_ok();
-    bad |= !detail::alive(meta_.token);
-    for (std::size_t r = 0; r < Rank; ++r)
-      bad |= static_cast<std::uint64_t>(idx[r]) >= static_cast<std::uint64_t>(extents_[r]);
-    if (CUGUARD_IMPL_UNLIKELY(bad)) return detail::fail_access(*this, operation::access, 0, i0, rest...);
-    return data_[offset(idx)];
-  }
+  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE T& access(const First& i0, Rest... rest) const;
 
   template <class I, std::size_t... K>
   CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE T& at_array(const I (&idx)[Rank], const location& where,
-                                                          std::index_sequence<0, K...>) const {
-    static_assert(detail::is_index_v<I>, "checked_view: indices must be integers or checked_index");
-    if constexpr (detail::is_checked_index<I>::value) {
-      return access(detail::first_checked_index(idx[0], where), idx[K]...);
-    } else {
-      return access(detail::first_index(idx[0], where), idx[K]...);
-    }
-  }
+                                                          std::index_sequence<0, K...>) const;
 
   template <class First>
   CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE T& subscript(const First& i) const {
@@ -590,42 +434,14 @@ class checked_view {
   }
 
   template <int N, class First, class... Rest>
-  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE vec<value_type, N> vector_load(const First& i0, Rest... rest) const {
-    static_assert(sizeof...(Rest) + 1 == Rank, "checked_view: wrong number of indices");
-    const std::int64_t idx[Rank] = {i0.value, detail::index_value(rest)...};
-    T* p = data_ + offset(idx);
-    if (CUGUARD_IMPL_UNLIKELY(!vector_ok<N>(idx, p))) {
-      detail::fail_access(*this, operation::vector_load, N, i0, rest...);
-      return vec<value_type, N>{};
-    }
-    return read_vec<N>(p);
-  }
+  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE vec<value_type, N> vector_load(const First& i0, Rest... rest) const;
 
   template <int N, class First, class... Rest>
   CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void vector_store(vec<value_type, N> x, const First& i0,
-                                                                 Rest... rest) const {
-    static_assert(!std::is_const<T>::value, "checked_view: cannot store through a view of const elements");
-    static_assert(sizeof...(Rest) + 1 == Rank, "checked_view: wrong number of indices");
-    const std::int64_t idx[Rank] = {i0.value, detail::index_value(rest)...};
-    T* p = data_ + offset(idx);
-    if (CUGUARD_IMPL_UNLIKELY(!vector_ok<N>(idx, p))) {
-      detail::fail_access(*this, operation::vector_store, N, i0, rest...);
-      return;
-    }
-    write_vec<N>(p, x);
-  }
+                                                                 Rest... rest) const;
 
   template <int N>
-  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE bool vector_ok(const std::int64_t (&idx)[Rank], const T* p) const noexcept {
-    bool bad = !space_ok();
-    bad |= !detail::alive(meta_.token);
-    bad |= strides_[Rank - 1] != 1;
-    for (std::size_t r = 0; r + 1 < Rank; ++r)
-      bad |= static_cast<std::uint64_t>(idx[r]) >= static_cast<std::uint64_t>(extents_[r]);
-    bad |= idx[Rank - 1] < 0 || idx[Rank - 1] > static_cast<std::int64_t>(extents_[Rank - 1]) - N;
-    bad |= (reinterpret_cast<std::uintptr_t>(p) % (sizeof(T) * N)) != 0;
-    return !bad;
-  }
+  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE bool vector_ok(const std::int64_t (&idx)[Rank], const T* p) const noexcept;
 
   // After a failed construction check (which returns in device code): no element to reach.
   CUGUARD_HOST_DEVICE void make_empty() noexcept {
@@ -637,87 +453,20 @@ class checked_view {
   // every offset representable in Index, and (host) inside its tracked allocation. A failed check
   // (which returns in device code) leaves the view empty.
   CUGUARD_HOST_DEVICE void init(const char* label, const location& where, const detail::integer* ext,
-                                const detail::integer* str) {
-    meta_.label = label;
-    meta_.label_on_host = !CUGUARD_IMPL_DEVICE_PASS;
-    std::uint64_t largest = 0; // largest offset, saturated
-    std::uint64_t count = 1;   // element count, saturated
-    if (!check_shape(where, ext, str, largest, count) || count == 0) return;
-    if (!check_reach(where, largest, count)) return make_empty();
-#if !CUGUARD_IMPL_DEVICE_PASS
-    if (!detail::in_device_code()) bind_allocation(where, largest); // not an emulated kernel's tile
-#endif
-  }
+                                const detail::integer* str);
 
   // Each extent and stride: not negative, and kept exactly by Index. Accumulates the largest
   // offset and the element count, both saturated at the int64 maximum.
   CUGUARD_HOST_DEVICE bool check_shape(const location& where, const detail::integer* ext, const detail::integer* str,
-                                       std::uint64_t& largest, std::uint64_t& count) {
-    constexpr auto cap = static_cast<std::uint64_t>(detail::max_of<std::int64_t>);
-    for (std::size_t r = 0; r < Rank; ++r) {
-      const std::int64_t given[2] = {ext ? ext[r].value : extents_[r], str ? str[r].value : strides_[r]};
-      const std::int64_t kept[2] = {extents_[r], strides_[r]};
-      for (int k = 0; k < 2; ++k) {
-        if (CUGUARD_IMPL_UNLIKELY(given[k] < 0)) {
-          detail::fail_view(*this, violation_kind::invalid_argument, operation::make_view, static_cast<int>(r),
-                            {{k, given[k]}}, {{}, 0}, where);
-          make_empty();
-          return false;
-        }
-        if (CUGUARD_IMPL_UNLIKELY(given[k] != kept[k])) {
-          detail::fail_view(*this, violation_kind::index_overflow, operation::make_view, static_cast<int>(r),
-                            {{given[k], static_cast<std::int64_t>(detail::max_of<Index>), 2 + k}}, {{}, 0}, where);
-          make_empty();
-          return false;
-        }
-      }
-      const auto e = static_cast<std::uint64_t>(extents_[r]);
-      const auto s = static_cast<std::uint64_t>(strides_[r]);
-      count = e == 0 ? 0 : (count > cap / e ? cap : count * e);
-      const std::uint64_t reach = e > 1 && s != 0 ? (e - 1 > cap / s ? cap : (e - 1) * s) : 0;
-      largest = reach > cap - largest ? cap : largest + reach;
-    }
-    return true;
-  }
+                                       std::uint64_t& largest, std::uint64_t& count);
 
   // A view with elements: data not null, and its largest offset and element count fit Index.
-  CUGUARD_HOST_DEVICE bool check_reach(const location& where, std::uint64_t largest, std::uint64_t count) {
-    constexpr auto max = static_cast<std::uint64_t>(detail::max_of<Index>);
-    // (A pointer into a __shared__ array is not null, and nvcc knows it is shared: the check
-    // folds away, and a tile's extents and strides stay constants instead of becoming values
-    // that an emptied view could have zeroed, which cost the checked gemm 15 registers.)
-    if (CUGUARD_IMPL_UNLIKELY(data_ == nullptr && !detail::in_shared_memory(data_))) {
-      detail::fail_view(*this, violation_kind::null_data, operation::make_view, -1,
-                        {{static_cast<std::int64_t>(count)}}, {{}, 0}, where);
-      return false;
-    }
-    if (CUGUARD_IMPL_UNLIKELY(largest > max || count > max)) {
-      const bool offset = largest > max;
-      detail::fail_view(*this, violation_kind::index_overflow, operation::make_view, -1,
-                        {{static_cast<std::int64_t>(offset ? largest : count), static_cast<std::int64_t>(max),
-                          offset ? 0 : 1}},
-                        {{}, 0}, where);
-      return false;
-    }
-    return true;
-  }
+  CUGUARD_HOST_DEVICE bool check_reach(const location& where, std::uint64_t largest, std::uint64_t count);
 
 #if !CUGUARD_IMPL_DEVICE_PASS
   // Host code: the tracked allocation the view lies in (through detail::host_hooks), its
   // lifetime token, memory space and device; a view that reaches past its end is reported.
-  void bind_allocation(const location& where, std::uint64_t largest) {
-    const detail::allocation_span found = detail::locate_allocation(data_);
-    meta_.space = found.space;
-    meta_.device = found.device;
-    if (!found.tracked) return;
-    const auto first = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(data_) - found.begin);
-    const auto bytes = static_cast<std::int64_t>((largest + 1) * sizeof(T));
-    if (CUGUARD_IMPL_UNLIKELY(first + bytes > static_cast<std::int64_t>(found.bytes))) {
-      detail::fail_allocation(*this, found, first, bytes, where);
-      return make_empty();
-    }
-    meta_.token = found.token;
-  }
+  void bind_allocation(const location& where, std::uint64_t largest);
 #endif
 #else
   CUGUARD_HOST_DEVICE constexpr void init(const char*, const location&, const detail::integer*,
@@ -734,6 +483,10 @@ class checked_view {
 
 CUGUARD_IMPL_END_NAMESPACE
 
-// The factories and assertions of views: included here, so that this header gives the whole view.
+// The definitions of the longer members, then the factories and assertions of views: included
+// here, so that this header gives the whole view.
+#include <cuguard/detail/checked_view_access.hpp>
+#include <cuguard/detail/checked_view_construction.hpp>
+#include <cuguard/detail/checked_view_derived.hpp>
 #include <cuguard/expect.hpp>
 #include <cuguard/make_view.hpp>

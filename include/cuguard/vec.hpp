@@ -4,6 +4,8 @@
 
 #include <cuguard/config.hpp>
 
+#include <cstring>
+
 CUGUARD_IMPL_BEGIN_NAMESPACE
 
 /// N consecutive elements, aligned to their total size: what load<N> returns and store<N> takes.
@@ -15,5 +17,28 @@ struct alignas(sizeof(T) * N) vec {
   CUGUARD_HOST_DEVICE constexpr T& operator[](int i) noexcept { return v[i]; }
   CUGUARD_HOST_DEVICE constexpr const T& operator[](int i) const noexcept { return v[i]; }
 };
+
+namespace detail {
+/// Reads a vec<T, N> at `p` in one access (host code: memcpy, which compilers turn into one load).
+template <class T, int N, class P>
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE vec<T, N> read_vec(const P* p) noexcept {
+#if CUGUARD_IMPL_DEVICE_PASS
+  return *reinterpret_cast<const vec<T, N>*>(p);
+#else
+  vec<T, N> out;
+  std::memcpy(&out, p, sizeof out);
+  return out;
+#endif
+}
+/// Writes `x` at `p` in one access.
+template <class T, int N, class P>
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void write_vec(P* p, vec<T, N> x) noexcept {
+#if CUGUARD_IMPL_DEVICE_PASS
+  *reinterpret_cast<vec<T, N>*>(p) = x;
+#else
+  std::memcpy(p, &x, sizeof x);
+#endif
+}
+} // namespace detail
 
 CUGUARD_IMPL_END_NAMESPACE

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: Apache-2.0
+// checked_view's checked element accesses, defined (checks on): one accumulated predicate
+// and one unlikely branch per access; the cold side is detail::fail_access.
+#pragma once
+
+#include <cuguard/checked_view.hpp>
+
+CUGUARD_IMPL_BEGIN_NAMESPACE
+
+#if CUGUARD_IMPL_CHECKS
+
+template <class T, std::size_t Rank, class Index>
+template <class First, class... Rest>
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE auto checked_view<T, Rank, Index>::access(
+    const First& i0, Rest... rest) const -> T& {
+  static_assert(sizeof...(Rest) + 1 == Rank, "checked_view: wrong number of indices");
+  static_assert((detail::is_index_v<Rest> && ...), "checked_view: indices must be integers or checked_index");
+  const std::int64_t idx[Rank] = {i0.value, detail::index_value(rest)...};
+  bool bad = !space_ok();
+  bad |= !detail::alive(meta_.token);
+  for (std::size_t r = 0; r < Rank; ++r)
+    bad |= static_cast<std::uint64_t>(idx[r]) >= static_cast<std::uint64_t>(extents_[r]);
+  if (CUGUARD_IMPL_UNLIKELY(bad)) return detail::fail_access(*this, operation::access, 0, i0, rest...);
+  return data_[offset(idx)];
+}
+
+template <class T, std::size_t Rank, class Index>
+template <class I, std::size_t... K>
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE auto checked_view<T, Rank, Index>::at_array(
+    const I (&idx)[Rank], const location& where, std::index_sequence<0, K...>) const -> T& {
+  static_assert(detail::is_index_v<I>, "checked_view: indices must be integers or checked_index");
+  if constexpr (detail::is_checked_index<I>::value) {
+    return access(detail::first_checked_index(idx[0], where), idx[K]...);
+  } else {
+    return access(detail::first_index(idx[0], where), idx[K]...);
+  }
+}
+
+template <class T, std::size_t Rank, class Index>
+template <int N, class First, class... Rest>
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE auto checked_view<T, Rank, Index>::vector_load(
+    const First& i0, Rest... rest) const -> vec<value_type, N> {
+  static_assert(sizeof...(Rest) + 1 == Rank, "checked_view: wrong number of indices");
+  const std::int64_t idx[Rank] = {i0.value, detail::index_value(rest)...};
+  T* p = data_ + offset(idx);
+  if (CUGUARD_IMPL_UNLIKELY(!vector_ok<N>(idx, p))) {
+    detail::fail_access(*this, operation::vector_load, N, i0, rest...);
+    return vec<value_type, N>{};
+  }
+  return detail::read_vec<value_type, N>(p);
+}
+
+template <class T, std::size_t Rank, class Index>
+template <int N, class First, class... Rest>
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE auto checked_view<T, Rank, Index>::vector_store(
+    vec<value_type, N> x, const First& i0, Rest... rest) const -> void {
+  static_assert(!std::is_const<T>::value, "checked_view: cannot store through a view of const elements");
+  static_assert(sizeof...(Rest) + 1 == Rank, "checked_view: wrong number of indices");
+  const std::int64_t idx[Rank] = {i0.value, detail::index_value(rest)...};
+  T* p = data_ + offset(idx);
+  if (CUGUARD_IMPL_UNLIKELY(!vector_ok<N>(idx, p))) {
+    detail::fail_access(*this, operation::vector_store, N, i0, rest...);
+    return;
+  }
+  detail::write_vec<value_type, N>(p, x);
+}
+
+template <class T, std::size_t Rank, class Index>
+template <int N>
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE auto checked_view<T, Rank, Index>::vector_ok(
+    const std::int64_t (&idx)[Rank], const T* p) const noexcept -> bool {
+  bool bad = !space_ok();
+  bad |= !detail::alive(meta_.token);
+  bad |= strides_[Rank - 1] != 1;
+  for (std::size_t r = 0; r + 1 < Rank; ++r)
+    bad |= static_cast<std::uint64_t>(idx[r]) >= static_cast<std::uint64_t>(extents_[r]);
+  bad |= idx[Rank - 1] < 0 || idx[Rank - 1] > static_cast<std::int64_t>(extents_[Rank - 1]) - N;
+  bad |= (reinterpret_cast<std::uintptr_t>(p) % (sizeof(T) * N)) != 0;
+  return !bad;
+}
+
+#endif
+
+CUGUARD_IMPL_END_NAMESPACE

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: Apache-2.0
+// checked_view's construction, defined: a view of an mdspan, and (checks on) the checks of a
+// new view: shape, reach, null data and (host) the tracked allocation it lies in.
+#pragma once
+
+#include <cuguard/checked_view.hpp>
+
+CUGUARD_IMPL_BEGIN_NAMESPACE
+
+template <class T, std::size_t Rank, class Index>
+template <class M>
+CUGUARD_HOST_DEVICE checked_view<T, Rank, Index>::checked_view(const M& m, const char* label, location where) {
+  using traits = detail::mdspan_traits<M>;
+  static_assert(traits::is_mdspan, "checked_view: construct a view from a pointer and extents, or from a "
+                                   "cuda::std::mdspan (include <cuguard/mdspan.hpp>)");
+  if constexpr (traits::is_mdspan) {
+    static_assert(traits::rank == Rank, "checked_view: the mdspan has another rank");
+    static_assert(traits::template element_is<T>, "checked_view: the mdspan has another element type");
+    static_assert(traits::default_accessor, "checked_view: only mdspans with the default accessor can be viewed");
+    static_assert(traits::strided, "checked_view: only strided mdspan layouts can be viewed");
+    data_ = m.data_handle();
+    for (std::size_t r = 0; r < Rank; ++r) {
+      extents_[r] = static_cast<Index>(m.extent(r));
+      strides_[r] = static_cast<Index>(m.stride(r));
+    }
+    init(label, where, nullptr, nullptr);
+  }
+}
+
+#if CUGUARD_IMPL_CHECKS
+
+template <class T, std::size_t Rank, class Index>
+CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::init(
+    const char* label, const location& where, const detail::integer* ext, const detail::integer* str) -> void {
+  meta_.label = label;
+  meta_.label_on_host = !CUGUARD_IMPL_DEVICE_PASS;
+  std::uint64_t largest = 0; // largest offset, saturated
+  std::uint64_t count = 1;   // element count, saturated
+  if (!check_shape(where, ext, str, largest, count) || count == 0) return;
+  if (!check_reach(where, largest, count)) return make_empty();
+#if !CUGUARD_IMPL_DEVICE_PASS
+  if (!detail::in_device_code()) bind_allocation(where, largest); // not an emulated kernel's tile
+#endif
+}
+
+template <class T, std::size_t Rank, class Index>
+CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::check_shape(
+    const location& where, const detail::integer* ext, const detail::integer* str, std::uint64_t& largest,
+    std::uint64_t& count) -> bool {
+  constexpr auto cap = static_cast<std::uint64_t>(detail::max_of<std::int64_t>);
+  for (std::size_t r = 0; r < Rank; ++r) {
+    const std::int64_t given[2] = {ext ? ext[r].value : extents_[r], str ? str[r].value : strides_[r]};
+    const std::int64_t kept[2] = {extents_[r], strides_[r]};
+    for (int k = 0; k < 2; ++k) {
+      if (CUGUARD_IMPL_UNLIKELY(given[k] < 0)) {
+        detail::fail_view(*this, violation_kind::invalid_argument, operation::make_view, static_cast<int>(r),
+                          {{k, given[k]}}, {{}, 0}, where);
+        make_empty();
+        return false;
+      }
+      if (CUGUARD_IMPL_UNLIKELY(given[k] != kept[k])) {
+        detail::fail_view(*this, violation_kind::index_overflow, operation::make_view, static_cast<int>(r),
+                          {{given[k], static_cast<std::int64_t>(detail::max_of<Index>), 2 + k}}, {{}, 0}, where);
+        make_empty();
+        return false;
+      }
+    }
+    const auto e = static_cast<std::uint64_t>(extents_[r]);
+    const auto s = static_cast<std::uint64_t>(strides_[r]);
+    count = e == 0 ? 0 : (count > cap / e ? cap : count * e);
+    const std::uint64_t reach = e > 1 && s != 0 ? (e - 1 > cap / s ? cap : (e - 1) * s) : 0;
+    largest = reach > cap - largest ? cap : largest + reach;
+  }
+  return true;
+}
+
+template <class T, std::size_t Rank, class Index>
+CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::check_reach(
+    const location& where, std::uint64_t largest, std::uint64_t count) -> bool {
+  constexpr auto max = static_cast<std::uint64_t>(detail::max_of<Index>);
+  // (A pointer into a __shared__ array is not null, and nvcc knows it is shared: the check
+  // folds away, and a tile's extents and strides stay constants instead of becoming values
+  // that an emptied view could have zeroed, which cost the checked gemm 15 registers.)
+  if (CUGUARD_IMPL_UNLIKELY(data_ == nullptr && !detail::in_shared_memory(data_))) {
+    detail::fail_view(*this, violation_kind::null_data, operation::make_view, -1,
+                      {{static_cast<std::int64_t>(count)}}, {{}, 0}, where);
+    return false;
+  }
+  if (CUGUARD_IMPL_UNLIKELY(largest > max || count > max)) {
+    const bool offset = largest > max;
+    detail::fail_view(*this, violation_kind::index_overflow, operation::make_view, -1,
+                      {{static_cast<std::int64_t>(offset ? largest : count), static_cast<std::int64_t>(max),
+                        offset ? 0 : 1}},
+                      {{}, 0}, where);
+    return false;
+  }
+  return true;
+}
+
+#if !CUGUARD_IMPL_DEVICE_PASS
+template <class T, std::size_t Rank, class Index>
+auto checked_view<T, Rank, Index>::bind_allocation(const location& where, std::uint64_t largest) -> void {
+  const detail::allocation_span found = detail::locate_allocation(data_);
+  meta_.space = found.space;
+  meta_.device = found.device;
+  if (!found.tracked) return;
+  const auto first = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(data_) - found.begin);
+  const auto bytes = static_cast<std::int64_t>((largest + 1) * sizeof(T));
+  if (CUGUARD_IMPL_UNLIKELY(first + bytes > static_cast<std::int64_t>(found.bytes))) {
+    detail::fail_allocation(*this, found, first, bytes, where);
+    return make_empty();
+  }
+  meta_.token = found.token;
+}
+#endif
+
+#endif
+
+CUGUARD_IMPL_END_NAMESPACE

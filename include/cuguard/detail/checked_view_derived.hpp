@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: Apache-2.0
+// checked_view's derived views, defined: slice, select, permute, transpose, reshape.
+// Each checks its arguments first; in device code a failed check returns an emptied view.
+#pragma once
+
+#include <cuguard/checked_view.hpp>
+
+CUGUARD_IMPL_BEGIN_NAMESPACE
+
+template <class T, std::size_t Rank, class Index>
+CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::slice(
+    std::size_t dim, Index begin, Index end, location where) const -> checked_view {
+  if constexpr (checks) {
+    if (CUGUARD_IMPL_UNLIKELY(dim >= Rank)) return bad_dim(operation::slice, dim, where);
+    if (CUGUARD_IMPL_UNLIKELY(begin < 0 || end < begin || end > extents_[dim])) {
+      detail::fail_view(*this, violation_kind::out_of_bounds, operation::slice, static_cast<int>(dim), {{begin, end}},
+                        {{}, 0}, where);
+      return emptied<Rank>();
+    }
+  }
+  checked_view out = *this;
+  out.data_ = data_ + static_cast<std::int64_t>(begin) * strides_[dim];
+  out.extents_[dim] = static_cast<Index>(end - begin);
+  return out;
+}
+
+template <class T, std::size_t Rank, class Index>
+CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::select(
+    std::size_t dim, Index i, location where) const -> checked_view<T, Rank - 1, Index> {
+  static_assert(Rank >= 2, "checked_view: select needs rank 2 or more; use operator[] on a rank-1 view");
+  if constexpr (checks) {
+    if (CUGUARD_IMPL_UNLIKELY(dim >= Rank)) {
+      bad_dim(operation::select, dim, where);
+      return emptied<Rank - 1>();
+    }
+    if (CUGUARD_IMPL_UNLIKELY(i < 0 || i >= extents_[dim])) {
+      detail::fail_view(*this, violation_kind::out_of_bounds, operation::select, static_cast<int>(dim), {{i}},
+                        {{}, 0}, where);
+      return emptied<Rank - 1>();
+    }
+  }
+  Index ext[Rank - 1] = {};
+  Index str[Rank - 1] = {};
+  for (std::size_t r = 0, k = 0; r < Rank; ++r) {
+    if (r == dim) continue;
+    ext[k] = extents_[r];
+    str[k] = strides_[r];
+    ++k;
+  }
+  return checked_view<T, Rank - 1, Index>(detail::raw_tag{}, data_ + static_cast<std::int64_t>(i) * strides_[dim],
+                                         ext, str, meta());
+}
+
+template <class T, std::size_t Rank, class Index>
+CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::permute(
+    const int (&order)[Rank], location where) const -> checked_view {
+  if constexpr (checks) {
+    bool seen[Rank] = {};
+    bool ok = true;
+    for (std::size_t r = 0; r < Rank; ++r) {
+      const int d = order[r];
+      if (d < 0 || d >= static_cast<int>(Rank) || seen[d]) {
+        ok = false;
+        break;
+      }
+      seen[d] = true;
+    }
+    if (CUGUARD_IMPL_UNLIKELY(!ok)) {
+      detail::dims given{{}, static_cast<int>(Rank)};
+      for (std::size_t r = 0; r < Rank; ++r) given.v[r] = order[r];
+      detail::fail_view(*this, violation_kind::invalid_argument, operation::permute, -1, {}, given, where);
+      return emptied<Rank>();
+    }
+  }
+  checked_view out = *this;
+  for (std::size_t r = 0; r < Rank; ++r) {
+    out.extents_[r] = extents_[order[r]];
+    out.strides_[r] = strides_[order[r]];
+  }
+  return out;
+}
+
+template <class T, std::size_t Rank, class Index>
+CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::transpose(
+    std::size_t a, std::size_t b, location where) const -> checked_view {
+  if constexpr (checks) {
+    if (CUGUARD_IMPL_UNLIKELY(a >= Rank)) return bad_dim(operation::permute, a, where);
+    if (CUGUARD_IMPL_UNLIKELY(b >= Rank)) return bad_dim(operation::permute, b, where);
+  }
+  checked_view out = *this;
+  out.extents_[a] = extents_[b];
+  out.strides_[a] = strides_[b];
+  out.extents_[b] = extents_[a];
+  out.strides_[b] = strides_[a];
+  return out;
+}
+
+template <class T, std::size_t Rank, class Index>
+template <std::size_t N>
+CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::reshape(
+    const detail::integer (&extents)[N], location where) const -> checked_view<T, N, Index> {
+  static_assert(N >= 1 && N <= static_cast<std::size_t>(violation::max_rank), "reshape: rank must be 1 to 8");
+  Index ext[N] = {};
+  Index str[N] = {};
+  Index stride = 1;
+  std::int64_t count = 1;
+  for (std::size_t r = N; r-- > 0;) {
+    ext[r] = static_cast<Index>(extents[r].value);
+    str[r] = stride;
+    stride = detail::wrapping_mul(stride, ext[r]);
+    count = extents[r].value < 0 ? -1 : detail::wrapping_mul(count, extents[r].value);
+  }
+  if constexpr (checks) {
+    const bool bad_shape = count != static_cast<std::int64_t>(size());
+    if (CUGUARD_IMPL_UNLIKELY(!is_contiguous() || bad_shape)) {
+      detail::dims shape{{}, static_cast<int>(N)};
+      for (std::size_t r = 0; r < N; ++r) shape.v[r] = extents[r].value;
+      if (!is_contiguous())
+        detail::fail_view(*this, violation_kind::non_contiguous, operation::reshape, -1, {}, shape, where);
+      else
+        detail::fail_view(*this, violation_kind::shape_mismatch, operation::reshape, -1,
+                          {{static_cast<std::int64_t>(size()), count}}, shape, where);
+      return emptied<N>();
+    }
+  }
+  return checked_view<T, N, Index>(detail::raw_tag{}, data_, ext, str, meta());
+}
+
+template <class T, std::size_t Rank, class Index>
+CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::bad_dim(operation op, std::size_t dim, const location& where) const -> checked_view {
+  detail::fail_view(*this, violation_kind::invalid_argument, op, static_cast<int>(dim), {}, {{}, 0}, where);
+  return emptied<Rank>();
+}
+
+template <class T, std::size_t Rank, class Index>
+template <std::size_t N>
+CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::emptied() const noexcept -> checked_view<T, N, Index> {
+  const Index zero[N] = {};
+  return checked_view<T, N, Index>(detail::raw_tag{}, data_, zero, zero, meta());
+}
+
+CUGUARD_IMPL_END_NAMESPACE
