@@ -9,7 +9,6 @@
 #include <cuguard/detail/device_runtime.hpp>
 
 #include <cstdint>
-#include <mutex>
 #include <string>
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
@@ -25,7 +24,7 @@ inline void check(cudaStream_t stream = nullptr) {
 #if CUGUARD_IMPL_CHECKS
   detail::device_runtime* ready = nullptr;
   {
-    std::lock_guard<std::mutex> lock(rt.mutex);
+    detail::host_lock lock(rt.mutex);
     ready = detail::ready_device_locked();
   }
   // No channel yet (no cuguard::launch on this device): nothing can have been recorded, and a
@@ -34,15 +33,15 @@ inline void check(cudaStream_t stream = nullptr) {
     detail::device_record record;
     if (detail::read_device_record(*ready, record, lost, err)) detail::throw_device_record(*ready, record, lost, err);
     if (stream == nullptr) { // every stream waited for: no kernel overlaps what comes next
-      std::lock_guard<std::mutex> lock(rt.mutex);
-      ready->streams.clear();
+      detail::host_lock lock(rt.mutex);
+      ready->forget_streams();
     }
   }
 #endif
   if (err != 0 || lost) {
     std::string after;
     {
-      std::lock_guard<std::mutex> lock(rt.mutex);
+      detail::host_lock lock(rt.mutex);
       const int device = detail::backend::current_device();
       const std::uint64_t last = device >= 0 && device < detail::runtime_state::max_devices
                                      ? rt.devices[device].last_launch

@@ -13,10 +13,8 @@
 
 #include <cuda/std/source_location>
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <mutex>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -61,7 +59,7 @@ inline launch_entry begin_launch(const launch_config& config, const void* kernel
   e.block = config.block;
   e.stream = config.stream;
   const int device = backend::current_device();
-  std::lock_guard<std::mutex> lock(rt.mutex);
+  host_lock lock(rt.mutex);
   if (backend::context_lost())
     throw cuda_error(0, "cuguard: cannot launch " + e.kernel +
                             ": an earlier emulated kernel trapped, and a trapped CUDA context is lost");
@@ -76,8 +74,7 @@ inline launch_entry begin_launch(const launch_config& config, const void* kernel
                    "capture cannot record that; launch once with cuguard::launch before capturing");
   device_runtime& d = ensure_device_locked(device);
   d.last_launch = e.id;
-  if (d.streams.size() < 4 && std::find(d.streams.begin(), d.streams.end(), config.stream) == d.streams.end())
-    d.streams.push_back(config.stream);
+  d.note_stream(config.stream);
   if (const backend::status s = backend::record_launch(d.launch_id, e.id, config.stream))
     throw_cuda(s, "cannot record " + describe_launch(e));
 #else

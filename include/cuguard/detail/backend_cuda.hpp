@@ -6,6 +6,7 @@
 #include <cuguard/detail/backend.hpp>
 #include <cuguard/detail/channel.hpp>
 #include <cuguard/detail/device_state.hpp>
+#include <cuguard/detail/state_symbols.hpp>
 
 #include <cuda_runtime.h>
 
@@ -17,7 +18,6 @@
 #include <string>
 #include <tuple>
 #include <utility>
-#include <vector>
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
 namespace detail {
@@ -185,11 +185,12 @@ inline status store_generation(std::uint32_t* table, std::uint32_t slot, std::ui
   return s;
 }
 
-/// Writes `state` into every translation unit's copy of the device state symbol (`symbols`) on
+/// Writes `state` into every translation unit's copy of the device state symbol (the list
+/// `symbols`) on
 /// the current device.
-inline void publish_state(const device_state& state, const std::vector<const void*>& symbols) {
-  for (const void* symbol : symbols) {
-    if (cudaMemcpyToSymbol(symbol, &state, sizeof state) != cudaSuccess)
+inline void publish_state(const device_state& state, const state_symbol* symbols) {
+  for (const state_symbol* s = symbols; s != nullptr; s = s->next) {
+    if (cudaMemcpyToSymbol(s->address, &state, sizeof state) != cudaSuccess)
       (void)cudaGetLastError(); // a module without code for this device: nothing of it can run here
   }
   cudaDeviceSynchronize(); // the symbols are written before any kernel of any stream reads them

@@ -7,6 +7,7 @@
 #include <cuguard/detail/backend.hpp>
 #include <cuguard/detail/channel.hpp>
 #include <cuguard/detail/device_state.hpp>
+#include <cuguard/detail/state_symbols.hpp>
 #include <cuguard/emulation.hpp>
 
 #include <driver_types.h>
@@ -143,7 +144,7 @@ inline status allocate_tables(std::uint32_t** generations, unsigned long long** 
 inline status store_generation(std::uint32_t*, std::uint32_t, std::uint32_t, cudaStream_t, int) { return 0; }
 
 /// Makes `state` what device code of every translation unit reads.
-inline void publish_state(const device_state& state, const std::vector<const void*>&) { emulated_device_state = state; }
+inline void publish_state(const device_state& state, const state_symbol*) { emulated_device_state = state; }
 
 /// The launch number device code reads, in the order of `stream`.
 inline status record_launch(unsigned long long* cell, unsigned long long id, cudaStream_t) {

@@ -15,7 +15,6 @@
 
 #include <cstdint>
 #include <cstring>
-#include <mutex>
 #include <string>
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
@@ -88,9 +87,9 @@ inline bool read_device_record(device_runtime& d, device_record& out, bool& lost
   std::string note;
   if (!r.complete) note += "\n  (the record is incomplete: the kernel stopped while writing it)";
   {
-    std::lock_guard<std::mutex> lock(runtime().mutex);
+    host_lock lock(runtime().mutex);
     note += resolve_launch(r.v, r.p, d);
-    d.streams.clear();
+    d.forget_streams();
   }
   complete_record(r.v, r.p);
   const pending& p = r.p;

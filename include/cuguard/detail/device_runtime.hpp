@@ -9,6 +9,7 @@
 #include <cuguard/detail/channel.hpp>
 #include <cuguard/detail/device_state.hpp>
 #include <cuguard/detail/host_hooks.hpp>
+#include <cuguard/detail/host_mutex.hpp>
 #include <cuguard/detail/lifetime_token.hpp>
 #include <cuguard/detail/state_symbols.hpp>
 
@@ -18,10 +19,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
 #include <string>
-#include <utility>
-#include <vector>
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
 namespace detail {
@@ -46,21 +44,36 @@ struct device_runtime {
   unsigned long long* launch_id = nullptr;
   unsigned symbols_version = ~0u;
   std::uint64_t last_launch = 0;
-  /// Streams launched on since the whole device was last checked (at most a few are kept): with
+  /// Streams launched on since the whole device was last checked (at most four are kept): with
   /// more than one, kernels may have overlapped, and the device's last launch number may be
   /// another stream's (resolve_launch).
-  std::vector<cudaStream_t> streams;
+  cudaStream_t streams[4] = {};
+  std::size_t stream_count = 0;
+
+  void note_stream(cudaStream_t s) noexcept {
+    for (std::size_t i = 0; i < stream_count; ++i)
+      if (streams[i] == s) return;
+    if (stream_count < 4) streams[stream_count++] = s;
+  }
+  void forget_streams() noexcept { stream_count = 0; }
+};
+
+/// A kernel's readable name, looked up once.
+struct kernel_name_entry {
+  const void* kernel;
+  std::string name;
+  const kernel_name_entry* next;
 };
 
 struct runtime_state {
   static constexpr int max_devices = 64;
   static constexpr std::size_t ring_size = 256;
-  std::mutex mutex;
+  host_mutex mutex;
   device_runtime devices[max_devices];
   std::uint64_t launches = 0;
   launch_entry ring[ring_size];
-  std::mutex names_mutex;
-  std::vector<std::pair<const void*, std::string>> names;
+  host_mutex names_mutex;
+  const kernel_name_entry* names = nullptr; // never freed: names are read until the process ends
 };
 
 inline runtime_state& runtime() {
@@ -90,19 +103,22 @@ inline device_runtime& ensure_device_locked(int device) {
     if (const backend::status s = backend::allocate_counters(&d.counters))
       throw_cuda(s, "cannot allocate the report channel's counters");
 #if CUGUARD_IMPL_CHECKS
-    std::vector<std::uint32_t> snapshot(lifetime_slots);
-    for (std::uint32_t i = 0; i < lifetime_slots; ++i) snapshot[i] = generation_of(i);
-    if (const backend::status s = backend::allocate_tables(&d.generations, &d.launch_id, snapshot.data(), snapshot.size()))
+    struct snapshot_t {
+      std::uint32_t* values = new std::uint32_t[lifetime_slots];
+      ~snapshot_t() { delete[] values; }
+    } snapshot;
+    for (std::uint32_t i = 0; i < lifetime_slots; ++i) snapshot.values[i] = generation_of(i);
+    if (const backend::status s = backend::allocate_tables(&d.generations, &d.launch_id, snapshot.values, lifetime_slots))
       throw_cuda(s, "cannot allocate the lifetime table and launch counter");
 #endif
     d.ready = true;
   }
 #if CUGUARD_IMPL_CHECKS
   state_symbols& symbols = registered_state_symbols();
-  std::lock_guard<std::mutex> lock(symbols.mutex);
+  host_lock lock(symbols.mutex);
   if (d.symbols_version != symbols.version) {
     backend::publish_state(device_state{d.device_channel, d.counters, d.generations, d.launch_id, device},
-                           symbols.symbols);
+                           symbols.first);
     d.symbols_version = symbols.version;
   }
 #endif
@@ -115,7 +131,7 @@ inline bool device_set_up_locked(int device) {
   runtime_state& rt = runtime();
   if (device < 0 || device >= runtime_state::max_devices || !rt.devices[device].ready) return false;
   state_symbols& symbols = registered_state_symbols();
-  std::lock_guard<std::mutex> lock(symbols.mutex);
+  host_lock lock(symbols.mutex);
   return rt.devices[device].symbols_version == symbols.version;
 }
 
@@ -130,11 +146,11 @@ inline device_runtime* ready_device_locked() {
 
 inline const std::string& kernel_name(const void* kernel) {
   runtime_state& rt = runtime();
-  std::lock_guard<std::mutex> lock(rt.names_mutex);
-  for (const auto& n : rt.names)
-    if (n.first == kernel) return n.second;
-  rt.names.emplace_back(kernel, backend::kernel_name(kernel));
-  return rt.names.back().second;
+  host_lock lock(rt.names_mutex);
+  for (const kernel_name_entry* n = rt.names; n != nullptr; n = n->next)
+    if (n->kernel == kernel) return n->name;
+  rt.names = new kernel_name_entry{kernel, backend::kernel_name(kernel), rt.names};
+  return rt.names->name;
 }
 
 /// "launch #3 gather_rows<<<(32,1,1),(256,1,1)>>> at file:line" for messages.
@@ -165,7 +181,7 @@ class runtime_hooks final : public host_hooks {
   void released(std::uint32_t slot, std::uint32_t generation, void* stream) const override {
     {
       runtime_state& rt = runtime();
-      std::lock_guard<std::mutex> lock(rt.mutex);
+      host_lock lock(rt.mutex);
       for (int dev = 0; dev < runtime_state::max_devices; ++dev) {
         const device_runtime& d = rt.devices[dev];
         if (d.ready && d.generations != nullptr)

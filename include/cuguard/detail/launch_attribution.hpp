@@ -70,7 +70,7 @@ inline std::string resolve_launch(violation& v, const pending& p, const device_r
   e.carried = p.view_launch;
   e.last_entry = known_launch(e.last);
   e.carried_entry = known_launch(e.carried);
-  e.streams = d.streams.size();
+  e.streams = d.stream_count;
   // Emulated launches run one at a time, and CUGUARD_LAUNCH_BLOCKING checks each before the next.
   e.may_overlap = backend::kernels_may_overlap && e.streams > 1 && !launch_blocking();
   return choose_launch(v, e);

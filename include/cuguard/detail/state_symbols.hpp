@@ -5,18 +5,22 @@
 
 #include <cuguard/config.hpp>
 #include <cuguard/detail/device_state.hpp>
-
-#include <mutex>
-#include <vector>
+#include <cuguard/detail/host_mutex.hpp>
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
 namespace detail {
 
-/// Host addresses of every translation unit's copy of the device state symbol; the runtime
-/// writes the state into each of them for each device it uses.
+/// One translation unit's copy of the device state symbol (its host address).
+struct state_symbol {
+  const void* address = nullptr;
+  const state_symbol* next = nullptr;
+};
+
+/// Every translation unit's copy, as a list of the registrations' own nodes (no allocation);
+/// the runtime writes the state into each of them for each device it uses.
 struct state_symbols {
-  std::mutex mutex;
-  std::vector<const void*> symbols;
+  host_mutex mutex;
+  const state_symbol* first = nullptr;
   unsigned version = 0; // bumped on every registration, so the runtime sees late ones
 };
 inline state_symbols& registered_state_symbols() {
@@ -30,13 +34,16 @@ CUGUARD_IMPL_END_NAMESPACE
 #if defined(__CUDACC__) && CUGUARD_IMPL_CHECKS
 namespace {
 struct cuguard_impl_state_registration {
+  ::cuguard::detail::state_symbol node;
   cuguard_impl_state_registration() {
     auto& r = ::cuguard::detail::registered_state_symbols();
-    std::lock_guard<std::mutex> lock(r.mutex);
-    r.symbols.push_back(&cuguard_impl_device_state<>);
+    ::cuguard::detail::host_lock lock(r.mutex);
+    node.address = &cuguard_impl_device_state<>;
+    node.next = r.first;
+    r.first = &node;
     ++r.version;
   }
 };
-const cuguard_impl_state_registration cuguard_impl_state_registration_instance;
+cuguard_impl_state_registration cuguard_impl_state_registration_instance;
 } // namespace
 #endif
