@@ -41,11 +41,12 @@
 #define __grid_constant__
 
 #include <cuguard/config.hpp>
-#include <cuguard/detail/fibers.hpp>
 
-// The toolkit's host headers come before the built-in variables below: they use names such as
-// gridDim for parameters.
+// The toolkit's host headers come before the built-in variables (detail/fibers.hpp): they use
+// names such as gridDim for parameters, which -Wshadow would otherwise flag.
 #include <cuda_runtime.h>
+
+#include <cuguard/detail/fibers.hpp>
 
 #include <algorithm>
 #include <atomic>

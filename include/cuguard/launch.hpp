@@ -10,13 +10,13 @@
 #include <cuguard/detail/backend.hpp>
 #include <cuguard/detail/device_runtime.hpp>
 #include <cuguard/detail/fail.hpp>
+#include <cuguard/detail/kernel_arguments.hpp>
 
 #include <cuda/std/source_location>
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
-#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -141,11 +141,11 @@ void launch(const launch_config& config, void (*kernel)(Params...), Args&&... ar
                                                       "number of kernel parameters");
   static_assert(!(std::is_reference<Params>::value || ...), "cuguard::launch: kernel parameters must be values, "
                                                            "not references");
-  std::tuple<std::decay_t<Params>...> params(std::forward<Args>(args)...);
+  detail::kernel_arguments_for<std::decay_t<Params>...> params(std::forward<Args>(args)...);
   const detail::launch_entry entry = detail::begin_launch(config, reinterpret_cast<const void*>(kernel));
   const int device = detail::backend::current_device();
-  std::apply([&](const auto&... p) { (detail::check_argument(p, entry, device), ...); }, params);
-  std::apply([&](auto&... p) { (detail::stamp_launch(p, entry.id), ...); }, params);
+  params.each([&](auto& p) { detail::check_argument(p, entry, device); });
+  params.each([&](auto& p) { detail::stamp_launch(p, entry.id); });
   std::string error;
   if (const detail::backend::status s = detail::backend::launch(config.grid, config.block, config.shared_bytes,
                                                                 config.stream, kernel, params, error,

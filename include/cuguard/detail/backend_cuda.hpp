@@ -6,6 +6,7 @@
 #include <cuguard/detail/backend.hpp>
 #include <cuguard/detail/channel.hpp>
 #include <cuguard/detail/device_state.hpp>
+#include <cuguard/detail/kernel_arguments.hpp>
 #include <cuguard/detail/state_symbols.hpp>
 
 #include <cuda_runtime.h>
@@ -16,7 +17,6 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
-#include <tuple>
 #include <utility>
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
@@ -208,7 +208,7 @@ inline status record_launch(unsigned long long* cell, unsigned long long id, cud
 template <class Kernel, class Tuple, std::size_t... I>
 status launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream, Kernel kernel, Tuple& params,
               std::string&, std::index_sequence<I...>) {
-  void* argv[sizeof...(I) + 1] = {static_cast<void*>(&std::get<I>(params))..., nullptr};
+  void* argv[sizeof...(I) + 1] = {static_cast<void*>(&get<I>(params))..., nullptr};
   const cudaError_t s = cudaLaunchKernel(reinterpret_cast<const void*>(kernel), grid, block, argv, shared_bytes, stream);
   if (s != cudaSuccess) (void)cudaGetLastError();
   return s;

@@ -7,6 +7,7 @@
 #include <cuguard/detail/backend.hpp>
 #include <cuguard/detail/channel.hpp>
 #include <cuguard/detail/device_state.hpp>
+#include <cuguard/detail/kernel_arguments.hpp>
 #include <cuguard/detail/state_symbols.hpp>
 #include <cuguard/emulation.hpp>
 
@@ -24,7 +25,6 @@
 #include <map>
 #include <mutex>
 #include <string>
-#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -152,7 +152,7 @@ inline status record_launch(unsigned long long* cell, unsigned long long id, cud
   return 0;
 }
 
-/// Runs `kernel(std::get<I>(params)...)` as every thread of the grid. A kernel that traps loses
+/// Runs `kernel(get<I>(params)...)` as every thread of the grid. A kernel that traps loses
 /// the (emulated) context; one that throws fails with `error` saying why.
 template <class Kernel, class Tuple, std::size_t... I>
 status launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t, Kernel kernel, Tuple& params,
@@ -166,7 +166,7 @@ status launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t, Ker
         grid, block, shared_bytes,
         [](void* c) {
           auto* x = static_cast<context*>(c);
-          x->kernel(std::get<I>(*x->params)...);
+          x->kernel(get<I>(*x->params)...);
         },
         &ctx);
   } catch (const emulation::detail::trapped&) {
