@@ -125,16 +125,17 @@
 // ABI namespace: checked and unchecked builds give every cuguard entity a different mangled
 // name, so a program that mixes them fails to link instead of silently breaking the ODR. The
 // number changes with the layout of a view or of the report channel (v1: views carry their
-// launch number, the channel the view's launch next to the device's).
+// launch number, the channel the view's launch next to the device's; v2: the record holds the
+// allocation's size in alloc_bytes).
 // ---------------------------------------------------------------------------------------------
 #if CUGUARD_IMPL_CHECKS && CUGUARD_IMPL_EMULATION
-#  define CUGUARD_IMPL_ABI checked_emulated_v1
+#  define CUGUARD_IMPL_ABI checked_emulated_v2
 #elif CUGUARD_IMPL_CHECKS
-#  define CUGUARD_IMPL_ABI checked_v1
+#  define CUGUARD_IMPL_ABI checked_v2
 #elif CUGUARD_IMPL_EMULATION
-#  define CUGUARD_IMPL_ABI unchecked_emulated_v1
+#  define CUGUARD_IMPL_ABI unchecked_emulated_v2
 #else
-#  define CUGUARD_IMPL_ABI unchecked_v1
+#  define CUGUARD_IMPL_ABI unchecked_v2
 #endif
 #define CUGUARD_IMPL_BEGIN_NAMESPACE \
   namespace cuguard {                \

@@ -150,7 +150,7 @@ class lifetime_registry final : public host_hooks {
     detail::copy_text(v.alloc_label, info.label.c_str());
     detail::copy_site(v.alloc_site, info.allocated);
     detail::copy_site(v.free_site, info.released);
-    v.arg[0] = static_cast<std::int64_t>(info.bytes);
+    v.alloc_bytes = static_cast<std::int64_t>(info.bytes);
   }
 
  private:

@@ -95,8 +95,9 @@ struct violation {
   /// vector access {width, address, alignment}; reshape {elements before, after};
   /// make_view: invalid_argument {0 extent or 1 stride, its value}; index_overflow {value,
   /// index maximum, 0 largest offset / 1 element count / 2 extent / 3 stride}; out_of_bounds
-  /// {allocation bytes, view's first byte, view bytes}; null_data {elements};
-  /// use_after_free {allocation bytes}; release {address}; non_finite {the value's double bits}.
+  /// {-, view's first byte, view bytes}; null_data {elements}; invalid_argument to release
+  /// {address}; non_finite {the value's double bits}. (An access keeps its width in arg[0]
+  /// whatever its kind; the allocation's size is alloc_bytes.)
   std::int64_t arg[4];
   /// What was expected or asked for: reshape and expect_shape {extents}; non_contiguous
   /// {contiguous strides}; permute {the permutation}.
@@ -109,6 +110,7 @@ struct violation {
   std::int64_t origin_index[max_rank]; ///< position in that view (bounded: origin_index[0] is the bound)
 
   char alloc_label[64];    ///< label of the tracked allocation (use_after_free, make_view)
+  std::int64_t alloc_bytes; ///< its size in bytes
   site_record alloc_site;  ///< where it was tracked
   site_record free_site;   ///< where it was released
 

@@ -30,6 +30,19 @@ CUGUARD_CHECKED_TEST("an access through a view of a released allocation is use_a
                   "\n  released at " __FILE__ ":" + std::to_string(released_line) + " in " + fn + at);
 }
 
+CUGUARD_CHECKED_TEST("a vector load through a view of a released allocation names the vector access") {
+  auto storage = std::make_unique<float[]>(8);
+  cuguard::track(storage.get(), 8 * sizeof(float), "hidden");
+  auto h = cuguard::make_view(storage.get(), {8}, "h");
+  cuguard::release(storage.get());
+  cuguard_test::caught c;
+  CUGUARD_TEST_CATCH(c, (void)h.load<4>(4));
+  REQUIRE(c.thrown);
+  CHECK(c.report.kind == violation_kind::use_after_free);
+  CHECK(c.what.rfind("cuguard: use after free: vector load of 4 elements from 'h' float[8] at (4): allocation 'hidden' "
+                     "(32 bytes) was released\n  allocated at ", 0) == 0);
+}
+
 CUGUARD_CHECKED_TEST("views derived from a released allocation's view are stale too") {
   auto storage = std::make_unique<float[]>(8);
   cuguard::track(storage.get(), 8 * sizeof(float), "buf");

@@ -283,7 +283,7 @@ CUGUARD_IMPL_NOINLINE void fail_allocation(View view, const allocation_span& fou
       [&](violation& v, pending& p) {
         fill_view(v, p, view);
         v.op = operation::make_view;
-        if (!describe_allocation(found.token, v)) v.arg[0] = static_cast<std::int64_t>(found.bytes);
+        if (!describe_allocation(found.token, v)) v.alloc_bytes = static_cast<std::int64_t>(found.bytes);
         v.kind = violation_kind::out_of_bounds;
         v.arg[1] = first_byte;
         v.arg[2] = bytes;
