@@ -12,10 +12,17 @@
 #include <cuguard/type_name.hpp>
 #include <cuguard/lifetime.hpp>
 #include <cuguard/checked_index.hpp>
+#include <cuguard/vec.hpp>
 #include <cuguard/checked_view.hpp>
+#include <cuguard/make_view.hpp>
+#include <cuguard/expect.hpp>
 #include <cuguard/describe.hpp>
 #include <cuguard/mdspan.hpp>
 #if defined(__CUDACC__) || CUGUARD_IMPL_EMULATION
 #  include <cuguard/shared_memory.hpp>
+#  include <cuguard/cuda_error.hpp>
+#  include <cuguard/launch.hpp>
+#  include <cuguard/check.hpp>
+#  include <cuguard/device_buffer.hpp>
 #  include <cuguard/runtime.hpp>
 #endif
