@@ -122,7 +122,8 @@ inline status allocate_counters(channel_counters** counters) {
   void* p = nullptr;
   if (const cudaError_t s = cudaMalloc(&p, sizeof(channel_counters))) return s;
   *counters = static_cast<channel_counters*>(p);
-  return cudaMemset(p, 0, sizeof(channel_counters));
+  (void)cudaMemset(p, 0, sizeof(channel_counters));
+  return cudaSuccess;
 }
 inline bool read_counters(const channel_counters* counters, channel_counters& out) {
   return cudaMemcpy(&out, counters, sizeof out, cudaMemcpyDeviceToHost) == cudaSuccess;

@@ -33,10 +33,10 @@ CUGUARD_IMPL_END_NAMESPACE
 #if defined(__CUDACC__) && CUGUARD_IMPL_CHECKS
 namespace {
 // One per translation unit: nvcc builds without relocatable device code give each translation
-// unit a module of its own. A variable template, so that it exists only in translation units
-// whose device code reads it (or whose host code registers it: detail/state_symbols.hpp, part of
-// the runtime, writes it for every device). Constant memory: device code cannot write it, so a
-// kernel loads it once.
+// unit a module of its own. Each registers itself (detail/state_symbols.hpp, included below),
+// so that the runtime writes the state into every module, whichever translation unit launches
+// its kernels. (A variable template: nvcc checked builds only; no other build defines it.)
+// Constant memory: device code cannot write it, so a kernel loads it once.
 template <class = void>
 __constant__ ::cuguard::detail::device_state cuguard_impl_device_state;
 } // namespace
@@ -49,6 +49,7 @@ template <class T>
 struct always_void {
   using type = void;
 };
+
 /// The state (its one symbol, cuguard_impl_device_state<void>, whatever `Dependent` is). A
 /// template that callers instantiate with a type of their own, as the symbol is: a translation
 /// unit whose device code never reports and never checks a lifetime instantiates neither.
@@ -64,3 +65,6 @@ inline const device_state& current_device_state() {
 #endif
 } // namespace detail
 CUGUARD_IMPL_END_NAMESPACE
+
+// The registration of this translation unit's symbol, and the list the runtime reads.
+#include <cuguard/detail/state_symbols.hpp>
