@@ -42,11 +42,9 @@ inline void check(cudaStream_t stream = nullptr) {
     std::string after;
     {
       detail::host_lock lock(rt.mutex);
-      const int device = detail::backend::current_device();
-      const std::uint64_t last = device >= 0 && device < detail::runtime_state::max_devices
-                                     ? rt.devices[device].last_launch
-                                     : 0;
-      if (const detail::launch_entry* e = detail::known_launch(last)) after = " after " + detail::describe_launch(*e);
+      const detail::device_runtime* d = detail::device_slot_locked(detail::backend::current_device());
+      if (const detail::launch_entry* e = detail::known_launch(d != nullptr ? d->last_launch : 0))
+        after = " after " + detail::describe_launch(*e);
     }
     if (err != 0) detail::throw_cuda(err, "check" + after);
     throw cuda_error(0, "cuguard: check" + after + ": an emulated kernel trapped; the CUDA context is lost");

@@ -78,7 +78,7 @@ inline launch_entry begin_launch(const launch_config& config, const void* kernel
   if (const backend::status s = backend::record_launch(d.launch_id, e.id, config.stream))
     throw_cuda(s, "cannot record " + describe_launch(e));
 #else
-  if (device >= 0 && device < runtime_state::max_devices) rt.devices[device].last_launch = e.id;
+  if (device_runtime* d = device_slot_locked(device)) d->last_launch = e.id;
 #endif
   return e;
 }

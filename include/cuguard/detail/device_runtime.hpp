@@ -125,23 +125,27 @@ inline device_runtime& ensure_device_locked(int device) {
   return d;
 }
 
+/// What the runtime keeps for `device`, null for a number it cannot keep. Call with the runtime
+/// mutex held.
+inline device_runtime* device_slot_locked(int device) {
+  return device >= 0 && device < runtime_state::max_devices ? &runtime().devices[device] : nullptr;
+}
+
 /// True if `device` was set up and every translation unit's symbol holds its state (what a
 /// stream capture needs, since setting up cannot be captured). Call with the runtime mutex held.
 inline bool device_set_up_locked(int device) {
-  runtime_state& rt = runtime();
-  if (device < 0 || device >= runtime_state::max_devices || !rt.devices[device].ready) return false;
+  const device_runtime* d = device_slot_locked(device);
+  if (d == nullptr || !d->ready) return false;
   state_symbols& symbols = registered_state_symbols();
   host_lock lock(symbols.mutex);
-  return rt.devices[device].symbols_version == symbols.version;
+  return d->symbols_version == symbols.version;
 }
 
 /// The device runtime of the current device if it was set up, else null (nothing can have been
 /// recorded on a device no cuguard::launch used).
 inline device_runtime* ready_device_locked() {
-  runtime_state& rt = runtime();
-  const int device = backend::current_device();
-  if (device < 0 || device >= runtime_state::max_devices || !rt.devices[device].ready) return nullptr;
-  return &rt.devices[device];
+  device_runtime* d = device_slot_locked(backend::current_device());
+  return d != nullptr && d->ready ? d : nullptr;
 }
 
 inline const std::string& kernel_name(const void* kernel) {
