@@ -5,11 +5,12 @@
 #include <cuguard/config.hpp>
 #include <cuguard/cuda_error.hpp>
 #include <cuguard/detail/backend.hpp>
-#include <cuguard/detail/device_record.hpp>
 #include <cuguard/detail/device_runtime.hpp>
+#if CUGUARD_IMPL_CHECKS // unchecked kernels record nothing to read
+#  include <cuguard/detail/device_record.hpp>
+#endif
 
 #include <cstdint>
-#include <string>
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
 
@@ -39,15 +40,15 @@ inline void check(cudaStream_t stream = nullptr) {
   }
 #endif
   if (err != 0 || lost) {
-    std::string after;
+    detail::text after;
     {
       detail::host_lock lock(rt.mutex);
       const detail::device_runtime* d = detail::device_slot_locked(detail::backend::current_device());
       if (const detail::launch_entry* e = detail::known_launch(d != nullptr ? d->last_launch : 0))
-        after = " after " + detail::describe_launch(*e);
+        after << " after " << detail::describe_launch(*e);
     }
-    if (err != 0) detail::throw_cuda(err, "check" + after);
-    throw cuda_error(0, "cuguard: check" + after + ": an emulated kernel trapped; the CUDA context is lost");
+    if (err != 0) detail::throw_cuda(err, detail::text("check") << after);
+    throw cuda_error(0, (detail::text("cuguard: check") << after << ": an emulated kernel trapped; the CUDA context is lost").c_str());
   }
 }
 

@@ -29,32 +29,27 @@ inline const char* to_string(memory_space s) noexcept {
 /// label or memory space to print: `float[2, 3], strides [3, 1], contiguous`.
 template <class T, std::size_t Rank, class Index>
 std::string describe(const checked_view<T, Rank, Index>& v) {
-  std::string out;
-  if (v.label()[0] != '\0') {
-    out += '\'';
-    out += v.label();
-    out += "' ";
-  }
+  detail::text out;
+  if (v.label()[0] != '\0') out << '\'' << v.label() << "' ";
   char type[32];
   detail::fill_type<T>(type);
   std::int64_t values[Rank];
   for (std::size_t r = 0; r < Rank; ++r) values[r] = v.extent(r);
   detail::append_shape(out, type, values, static_cast<int>(Rank));
   for (std::size_t r = 0; r < Rank; ++r) values[r] = v.stride(r);
-  out += ", strides [";
+  out << ", strides [";
   detail::append_list(out, values, static_cast<int>(Rank));
-  out += v.is_contiguous() ? "], contiguous" : "], not contiguous";
+  out << (v.is_contiguous() ? "], contiguous" : "], not contiguous");
   if (checks_enabled) {
     if (v.space() == memory_space::unknown) {
-      out += ", memory space unknown";
+      out << ", memory space unknown";
     } else {
-      out += ", ";
-      out += to_string(v.space());
-      if (v.device() >= 0) out += ' ' + std::to_string(v.device());
-      out += " memory";
+      out << ", " << to_string(v.space());
+      if (v.device() >= 0) out << ' ' << v.device();
+      out << " memory";
     }
   }
-  return out;
+  return std::string(out.c_str(), out.size());
 }
 
 /// Writes describe(v).

@@ -38,8 +38,7 @@ class device_buffer {
       : size_(count), label_(label != nullptr ? label : ""), stream_(stream) {
     void* p = nullptr;
     if (const detail::backend::status s = detail::backend::allocate_device(&p, bytes(), stream))
-      detail::throw_cuda(s, "cannot allocate device_buffer '" + std::string(label_) + "' of " +
-                                std::to_string(bytes()) + " bytes");
+      detail::throw_cuda(s, detail::text("cannot allocate device_buffer '") << label_ << "' of " << bytes() << " bytes");
     data_ = static_cast<T*>(p);
     device_ = detail::backend::current_device();
     track(data_, bytes(), label_, memory_space::device, device_, where);
@@ -99,7 +98,7 @@ class device_buffer {
   void copy_from_host(const T* src, std::size_t count) {
     check_count(count, "copy_from_host");
     if (const detail::backend::status s = detail::backend::copy(data_, src, count * sizeof(T), stream_))
-      detail::throw_cuda(s, "copy to device_buffer '" + std::string(label_) + "' failed");
+      detail::throw_cuda(s, detail::text("copy to device_buffer '") << label_ << "' failed");
   }
   void copy_from_host(const std::vector<T>& src) { copy_from_host(src.data(), src.size()); }
 
@@ -107,7 +106,7 @@ class device_buffer {
   void copy_to_host(T* dst, std::size_t count) const {
     check_count(count, "copy_to_host");
     if (const detail::backend::status s = detail::backend::copy(dst, data_, count * sizeof(T), stream_))
-      detail::throw_cuda(s, "copy from device_buffer '" + std::string(label_) + "' failed");
+      detail::throw_cuda(s, detail::text("copy from device_buffer '") << label_ << "' failed");
   }
   std::vector<T> to_host() const {
     std::vector<T> out(size_);

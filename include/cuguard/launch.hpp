@@ -16,7 +16,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <string>
 #include <type_traits>
 #include <utility>
 
@@ -53,30 +52,34 @@ struct grid_arg {
 inline launch_entry begin_launch(const launch_config& config, const void* kernel) {
   runtime_state& rt = runtime();
   launch_entry e;
-  e.kernel = config.name != nullptr ? std::string(config.name) : kernel_name(kernel);
+  e.kernel = config.name != nullptr ? text(config.name) : kernel_name(kernel);
   e.where = config.where;
   e.grid = config.grid;
   e.block = config.block;
   e.stream = config.stream;
   const int device = backend::current_device();
   host_lock lock(rt.mutex);
-  if (backend::context_lost())
-    throw cuda_error(0, "cuguard: cannot launch " + e.kernel +
-                            ": an earlier emulated kernel trapped, and a trapped CUDA context is lost");
+  if (backend::context_lost()) {
+    text message = "cuguard: cannot launch ";
+    message << e.kernel << ": an earlier emulated kernel trapped, and a trapped CUDA context is lost";
+    throw cuda_error(0, message.c_str());
+  }
   e.id = ++rt.launches;
   rt.ring[e.id % runtime_state::ring_size] = e;
 #if CUGUARD_IMPL_CHECKS
   // Setting a device up allocates and copies synchronously, which a graph capture forbids.
-  if (backend::capturing(config.stream) && !device_set_up_locked(device))
-    throw_cuda(cudaErrorStreamCaptureUnsupported,
-               "cannot capture " + describe_launch(e) + " into a CUDA graph: cuguard sets device " +
-                   std::to_string(device) + " up (or a newly loaded module) at its first launch, and a "
-                   "capture cannot record that; launch once with cuguard::launch before capturing");
+  if (backend::capturing(config.stream) && !device_set_up_locked(device)) {
+    text what = "cannot capture ";
+    what << describe_launch(e) << " into a CUDA graph: cuguard sets device " << device
+         << " up (or a newly loaded module) at its first launch, and a capture cannot record that; launch once "
+            "with cuguard::launch before capturing";
+    throw_cuda(cudaErrorStreamCaptureUnsupported, what);
+  }
   device_runtime& d = ensure_device_locked(device);
   d.last_launch = e.id;
   d.note_stream(config.stream);
   if (const backend::status s = backend::record_launch(d.launch_id, e.id, config.stream))
-    throw_cuda(s, "cannot record " + describe_launch(e));
+    throw_cuda(s, text("cannot record ") << describe_launch(e));
 #else
   if (device_runtime* d = device_slot_locked(device)) d->last_launch = e.id;
 #endif
@@ -143,15 +146,18 @@ void launch(const launch_config& config, void (*kernel)(Params...), Args&&... ar
                                                            "not references");
   detail::kernel_arguments_for<std::decay_t<Params>...> params(std::forward<Args>(args)...);
   const detail::launch_entry entry = detail::begin_launch(config, reinterpret_cast<const void*>(kernel));
+#if CUGUARD_IMPL_CHECKS // unchecked views carry nothing to check or stamp
   const int device = detail::backend::current_device();
   params.each([&](auto& p) { detail::check_argument(p, entry, device); });
   params.each([&](auto& p) { detail::stamp_launch(p, entry.id); });
-  std::string error;
+#endif
+  detail::text error;
   if (const detail::backend::status s = detail::backend::launch(config.grid, config.block, config.shared_bytes,
                                                                 config.stream, kernel, params, error,
                                                                 std::index_sequence_for<Params...>{})) {
-    if (!error.empty()) throw cuda_error(0, "cuguard: " + detail::describe_launch(entry) + ' ' + error);
-    detail::throw_cuda(s, "cannot start " + detail::describe_launch(entry));
+    if (!error.empty())
+      throw cuda_error(0, (detail::text("cuguard: ") << detail::describe_launch(entry) << ' ' << error).c_str());
+    detail::throw_cuda(s, detail::text("cannot start ") << detail::describe_launch(entry));
   }
   // A stream being captured into a graph runs nothing yet (and synchronizing it would end the capture).
   if (detail::launch_blocking() && !detail::backend::capturing(config.stream)) check(config.stream);

@@ -3,6 +3,7 @@
 #include "support.hpp"
 
 #include <cuguard/cuguard.hpp>
+#include <cuguard/detail/launch_attribution.hpp>
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -383,12 +384,12 @@ CUGUARD_CHECKED_TEST("which launch a record names: the device's last one, or the
 
   // Kernels may have overlapped, and the violation ran with launch #5's grid: launch #5, said.
   cuguard::violation v = record(4, 128);
-  CHECK(choose_launch(v, e).find("named after the launch that passed the view; the device's launch counter "
+  CHECK(std::string(choose_launch(v, e).c_str()).find("named after the launch that passed the view; the device's launch counter "
                                  "showed #7") != std::string::npos);
   CHECK(v.launch.id == 5);
   // Another grid than launch #5's: the view was kept; the last launch, with the caveat.
   v = record(1, 32);
-  const std::string kept = choose_launch(v, e);
+  const std::string kept = std::string(choose_launch(v, e).c_str());
   CHECK(v.launch.id == 7);
   CHECK(kept.find("(the view was passed to launch #5 and kept in memory; launches on 2 streams") != std::string::npos);
   // The same stream: launch #5 had finished before #7 started.
@@ -396,12 +397,12 @@ CUGUARD_CHECKED_TEST("which launch a record names: the device's last one, or the
   five_same.stream = seven.stream;
   e.carried_entry = &five_same;
   v = record(4, 128);
-  CHECK(choose_launch(v, e).find("kept in memory") != std::string::npos);
+  CHECK(std::string(choose_launch(v, e).c_str()).find("kept in memory") != std::string::npos);
   CHECK(v.launch.id == 7);
   // No overlap possible (one stream, emulation, launch blocking): the last launch, certain.
   e.carried_entry = &five, e.may_overlap = false, e.streams = 1;
   v = record(4, 128);
-  CHECK(choose_launch(v, e) == "\n  (the view was passed to launch #5 and kept in memory)");
+  CHECK(std::string(choose_launch(v, e).c_str()) == "\n  (the view was passed to launch #5 and kept in memory)");
   CHECK(v.launch.id == 7);
   // Launch #5 no longer known (older than the runtime remembers): the last launch.
   e.carried_entry = nullptr, e.may_overlap = true, e.streams = 2;
@@ -411,15 +412,15 @@ CUGUARD_CHECKED_TEST("which launch a record names: the device's last one, or the
   // The device never saw a launch number, the view's launch fits: the view's.
   e.last = 0, e.last_entry = nullptr, e.carried_entry = &five;
   v = record(4, 128);
-  CHECK(choose_launch(v, e).empty());
+  CHECK(std::string(choose_launch(v, e).c_str()).empty());
   CHECK(v.launch.id == 5);
   // No number carried: the last launch, with the caveat only when kernels may have overlapped.
   e.last = 7, e.last_entry = &seven, e.carried = 0, e.carried_entry = nullptr;
   v = record(1, 32);
-  CHECK(choose_launch(v, e).find("the view carries no launch number") != std::string::npos);
+  CHECK(std::string(choose_launch(v, e).c_str()).find("the view carries no launch number") != std::string::npos);
   CHECK(v.launch.id == 7);
   e.may_overlap = false;
-  CHECK(choose_launch(v, e).empty());
+  CHECK(std::string(choose_launch(v, e).c_str()).empty());
 }
 
 #if !CUGUARD_IMPL_EMULATION
@@ -488,9 +489,9 @@ TEST_CASE("a recorded text is read in pieces that never cross a 64-byte boundary
     std::memcpy(dst, src, bytes);
     return true;
   };
-  std::string out;
+  cuguard::detail::text out;
   REQUIRE(cuguard::detail::backend::read_text_in_pieces(reinterpret_cast<std::uint64_t>(text), out, copy));
-  CHECK(out == std::string(text));
+  CHECK(std::string(out.c_str()) == text);
   REQUIRE(pieces.size() == 3); // 10 bytes, 64 bytes, then the piece with the terminator
   for (const auto& [at, bytes] : pieces) CHECK((at % 64) + bytes <= 64);
   CHECK(pieces[0].second == 10);
@@ -503,7 +504,7 @@ TEST_CASE("a recorded text is read in pieces that never cross a 64-byte boundary
     return true;
   };
   REQUIRE(cuguard::detail::backend::read_text_in_pieces(reinterpret_cast<std::uint64_t>(text), out, bounded));
-  CHECK(out == std::string(text));
+  CHECK(std::string(out.c_str()) == text);
 
   // Memory that cannot be read (a lost context) gives no text.
   const auto fail = [](void*, const void*, std::size_t) { return false; };

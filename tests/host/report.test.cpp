@@ -5,9 +5,12 @@
 #include <cuguard/cuguard.hpp>
 #include <doctest/doctest.h>
 
+#include <cstdint>
 #include <cstring>
 #include <exception>
+#include <string>
 #include <type_traits>
+#include <utility>
 
 namespace report_tests {
 // The record device code fills for DESIGN.md's example.
@@ -107,3 +110,42 @@ TEST_CASE("a violation record is trivially copyable so device code can fill it")
   CHECK(std::is_trivially_copyable_v<cuguard::violation>);
   CHECK(std::is_standard_layout_v<cuguard::violation>);
 }
+
+TEST_CASE("detail::text writes integers at their edges, hex, and grows without limit") {
+  using cuguard::detail::text;
+  text t;
+  CHECK(t.empty());
+  CHECK(std::strcmp(t.c_str(), "") == 0);
+  t << INT64_MIN << ' ' << INT64_MAX << ' ' << UINT64_MAX << ' ' << 0 << ' ' << -7 << ' ' << static_cast<unsigned char>(200);
+  CHECK(std::string(t.c_str()) == "-9223372036854775808 9223372036854775807 18446744073709551615 0 -7 200");
+  text h;
+  h << cuguard::detail::hex{0} << ',' << cuguard::detail::hex{0xdeadbeefull} << ',' << cuguard::detail::hex{UINT64_MAX};
+  CHECK(std::string(h.c_str()) == "0x0,0xdeadbeef,0xffffffffffffffff");
+  // Long texts grow past every capacity step, and copies are deep.
+  std::string expected;
+  text long_text;
+  for (int i = 0; i < 1000; ++i) {
+    long_text << "word" << i << ' ';
+    expected += "word" + std::to_string(i) + ' ';
+  }
+  CHECK(long_text.size() == expected.size());
+  text copy = long_text;
+  long_text.truncate(4);
+  CHECK(std::string(long_text.c_str()) == "word");
+  CHECK(std::string(copy.c_str()) == expected);
+  text moved = std::move(copy);
+  CHECK(std::string(moved.c_str()) == expected);
+  moved.drop_front(4);
+  CHECK(moved.starts_with("0 word1 "));
+}
+
+#if defined(__CUDACC__) || CUGUARD_IMPL_EMULATION
+TEST_CASE("cuda_error carries its code and message, and is a std::exception") {
+  static_assert(std::is_base_of<std::exception, cuguard::cuda_error>::value, "cuda_error is a std::exception");
+  const cuguard::cuda_error e(2, "cuguard: cannot allocate: CUDA error cudaErrorMemoryAllocation (out of memory)");
+  CHECK(e.code() == 2);
+  CHECK(std::string(e.what()) == "cuguard: cannot allocate: CUDA error cudaErrorMemoryAllocation (out of memory)");
+  const cuguard::cuda_error copy = e;
+  CHECK(std::string(copy.what()) == e.what());
+}
+#endif

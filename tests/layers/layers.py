@@ -4,7 +4,9 @@
 parses none of the runtime (the registry's containers, locks, the fiber scheduler, iostreams),
 defines no device state symbol and runs no start-up code of cuguard's; a program of views alone
 (view_alone.cpp) links and runs without the runtime. Checked with g++ and nvcc, checks on and
-off. The one exception is by design: an nvcc build with checks on defines the translation unit's
+off. The headers stay light: neither the view layer nor a translation unit of views and
+cuguard::launch (nvcc) parses <string>, <stdexcept>, <atomic> or <vector> (reports are built in
+detail::text), which is most of what they would add to nvcc's compile time. The one exception is by design: an nvcc build with checks on defines the translation unit's
 device state symbol and registers it at start-up, so that its kernels have a report channel and
 a lifetime table whichever translation unit launches them; layers.py requires both there and
 neither anywhere else.
@@ -28,8 +30,18 @@ FORBIDDEN_HEADERS = [
     ("the fiber scheduler", r"/cuguard/detail/fibers\.hpp$"),
     ("<ucontext.h>", r"/ucontext\.h$"),
     ("the lifetime registry", r"/cuguard/lifetime\.hpp$"),
+]
+# Standard headers that the view layer and the launch path leave out, for compile time.
+HEAVY_HEADERS = [
+    ("<string>", r"/(string|bits/basic_string\.h)$"),
+    ("<stdexcept>", r"/stdexcept$"),
+    ("<atomic>", r"/(atomic|bits/atomic_base\.h)$"),
+    ("<vector>", r"/(vector|bits/stl_vector\.h)$"),
+]
+VIEW_FORBIDDEN = FORBIDDEN_HEADERS + HEAVY_HEADERS + [
     ("the runtime", r"/cuguard/(runtime|launch|check|device_buffer)\.hpp$"),
 ]
+LAUNCH_FORBIDDEN = FORBIDDEN_HEADERS + HEAVY_HEADERS
 # Symbols that only the runtime defines (nm -C of the object or program).
 FORBIDDEN_SYMBOLS = [
     ("the device state symbol", r"cuguard_impl_device_state"),
@@ -78,16 +90,35 @@ def check_header_alone(name, compiler, flags, out_dir, suffix, device_state_expe
         failures.append(f"{name}: checked_view.hpp alone defines {hits[0].strip()}")
 
 
+def forbid_headers(name, what_includes, preprocessed, forbidden):
+    paths = headers_of(preprocessed)
+    for what, pattern in forbidden:
+        hits = sorted(p for p in paths if re.search(pattern, p))
+        if hits:
+            failures.append(f"{name}: {what_includes} pulls in {what}: {hits[0]}")
+
+
+def check_launch_light(name, compiler, flags, out_dir):
+    """A translation unit of views and cuguard::launch parses no heavy standard header either."""
+    src = os.path.join(out_dir, "views_and_launch.cu")
+    with open(src, "w") as f:
+        f.write("#include <cuguard/checked_view.hpp>\n#include <cuguard/launch.hpp>\n")
+    pre = run([*compiler, *flags, "-E", src])
+    if pre.returncode != 0:
+        failures.append(f"{name}: checked_view.hpp and launch.hpp do not preprocess:\n{pre.stderr}")
+        return
+    before = len(failures)
+    forbid_headers(name, "checked_view.hpp with launch.hpp", pre.stdout, LAUNCH_FORBIDDEN)
+    if len(failures) == before:
+        print(f"ok   {name}: views and launch")
+
+
 def check(name, compiler, flags, source, out_dir, expect_violation, device_state_expected=False):
     pre = run([*compiler, *flags, "-E", source])
     if pre.returncode != 0:
         failures.append(f"{name}: preprocessing failed:\n{pre.stderr}")
         return
-    paths = headers_of(pre.stdout)
-    for what, pattern in FORBIDDEN_HEADERS:
-        hits = sorted(p for p in paths if re.search(pattern, p))
-        if hits:
-            failures.append(f"{name}: checked_view.hpp pulls in {what}: {hits[0]}")
+    forbid_headers(name, "checked_view.hpp", pre.stdout, VIEW_FORBIDDEN)
     exe = os.path.join(out_dir, name)
     build = run([*compiler, *flags, source, "-o", exe])
     if build.returncode != 0:
@@ -136,6 +167,7 @@ def main():
                       "-DCUGUARD_ON_VIOLATION_THROW"]
                 check_header_alone(f"nvcc.checks{checks}", [args.nvcc], nv, tmp, ".cu", device_state_expected=checks == 1)
                 check(f"nvcc.checks{checks}", [args.nvcc], nv, cu, tmp, checks == 1, device_state_expected=checks == 1)
+                check_launch_light(f"nvcc.checks{checks}", [args.nvcc], nv, tmp)
     for f in failures:
         print("FAIL " + f)
     print(f"{'FAILED' if failures else 'passed'}: the view layer stands alone")

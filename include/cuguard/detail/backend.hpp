@@ -5,12 +5,12 @@
 #pragma once
 
 #include <cuguard/config.hpp>
+#include <cuguard/detail/text.hpp>
 #include <cuguard/violation.hpp>
 
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
-#include <string>
 
 #include <cxxabi.h>
 
@@ -22,19 +22,19 @@ namespace backend {
 using status = int;
 
 /// "__cxa_demangle'd name without its parameter list" ("gather_rows", "ns::k<float>").
-inline std::string readable_name(const char* mangled) {
+inline text readable_name(const char* mangled) {
   if (mangled == nullptr) return "kernel";
   int rc = 0;
   char* demangled = abi::__cxa_demangle(mangled, nullptr, nullptr, &rc);
-  std::string name = rc == 0 && demangled != nullptr ? demangled : mangled;
+  text name = rc == 0 && demangled != nullptr ? demangled : mangled;
   std::free(demangled);
-  if (name.rfind("void ", 0) == 0) name.erase(0, 5); // a function template's name starts with its return type
+  if (name.starts_with("void ")) name.drop_front(5); // a function template's name starts with its return type
   // Drop the parameter list: the last top-level '(' (templates may hold parentheses too).
   int depth = 0;
   for (std::size_t i = name.size(); i-- > 0;) {
     if (name[i] == ')') ++depth;
     if (name[i] == '(' && --depth == 0) {
-      name.resize(i);
+      name.truncate(i);
       break;
     }
   }
@@ -46,8 +46,8 @@ inline std::string readable_name(const char* mangled) {
 /// module's globals, a page), or byte by byte where a piece cannot be copied; at most about 4096
 /// characters. False when nothing could be read.
 template <class Copy>
-bool read_text_in_pieces(std::uint64_t address, std::string& out, const Copy& copy) {
-  out.clear();
+bool read_text_in_pieces(std::uint64_t address, text& out, const Copy& copy) {
+  out = text();
   constexpr std::uint64_t piece = 64, limit = 4096;
   char buffer[piece];
   while (out.size() < limit) {
@@ -59,7 +59,7 @@ bool read_text_in_pieces(std::uint64_t address, std::string& out, const Copy& co
     }
     for (std::size_t i = 0; i < bytes; ++i) {
       if (buffer[i] == '\0') return true;
-      out += buffer[i];
+      out << buffer[i];
     }
     address += bytes;
   }

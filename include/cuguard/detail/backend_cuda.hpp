@@ -16,7 +16,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <string>
 #include <utility>
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
@@ -92,14 +91,14 @@ inline bool memory_space_of(const void* p, memory_space& space, int& device) {
 /// Copied as device memory only: an address that is not (a label in shared or local memory, a
 /// freed buffer) fails the copy instead of being read as host memory. False when the memory
 /// cannot be read (or the context is lost).
-inline bool read_text(std::uint64_t address, std::string& out) {
+inline bool read_text(std::uint64_t address, text& out) {
   return read_text_in_pieces(address, out, [](void* dst, const void* src, std::size_t bytes) {
     if (cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost) == cudaSuccess) return true;
     (void)cudaGetLastError();
     return false;
   });
 }
-inline std::string kernel_name(const void* fn) {
+inline text kernel_name(const void* fn) {
   const char* name = nullptr;
   if (cudaFuncGetName(&name, fn) == cudaSuccess && name != nullptr) return readable_name(name);
   (void)cudaGetLastError();
@@ -208,7 +207,7 @@ inline status record_launch(unsigned long long* cell, unsigned long long id, cud
 /// Starts `kernel` with the arguments in `params`.
 template <class Kernel, class Tuple, std::size_t... I>
 status launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream, Kernel kernel, Tuple& params,
-              std::string&, std::index_sequence<I...>) {
+              text&, std::index_sequence<I...>) {
   void* argv[sizeof...(I) + 1] = {static_cast<void*>(&get<I>(params))..., nullptr};
   const cudaError_t s = cudaLaunchKernel(reinterpret_cast<const void*>(kernel), grid, block, argv, shared_bytes, stream);
   if (s != cudaSuccess) (void)cudaGetLastError();

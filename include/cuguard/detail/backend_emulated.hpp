@@ -24,7 +24,6 @@
 #include <exception>
 #include <map>
 #include <mutex>
-#include <string>
 #include <utility>
 #include <vector>
 
@@ -98,7 +97,7 @@ inline bool memory_space_of(const void* p, memory_space& space, int& device) {
   return true;
 }
 /// A text that device code pointed to (under emulation, host memory; read as on a GPU).
-inline bool read_text(std::uint64_t address, std::string& out) {
+inline bool read_text(std::uint64_t address, text& out) {
   return read_text_in_pieces(address, out, [](void* dst, const void* src, std::size_t bytes) {
     // Up to the terminating zero only: host memory past a text's end is not the reader's to touch.
     for (std::size_t i = 0; i < bytes; ++i)
@@ -106,7 +105,7 @@ inline bool read_text(std::uint64_t address, std::string& out) {
     return true;
   });
 }
-inline std::string kernel_name(const void* fn) {
+inline text kernel_name(const void* fn) {
   Dl_info info{};
   if (::dladdr(fn, &info) != 0 && info.dli_sname != nullptr) return readable_name(info.dli_sname);
   return "kernel";
@@ -156,7 +155,7 @@ inline status record_launch(unsigned long long* cell, unsigned long long id, cud
 /// the (emulated) context; one that throws fails with `error` saying why.
 template <class Kernel, class Tuple, std::size_t... I>
 status launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t, Kernel kernel, Tuple& params,
-              std::string& error, std::index_sequence<I...>) {
+              text& error, std::index_sequence<I...>) {
   struct context {
     Kernel kernel;
     Tuple* params;
@@ -172,7 +171,8 @@ status launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t, Ker
   } catch (const emulation::detail::trapped&) {
     trapped_context.store(true, std::memory_order_release);
   } catch (const std::exception& ex) {
-    error = std::string("failed under emulation: ") + ex.what();
+    error = "failed under emulation: ";
+    error << ex.what();
     return 1;
   }
   return 0;

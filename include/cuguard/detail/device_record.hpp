@@ -10,12 +10,11 @@
 #include <cuguard/detail/fail.hpp>
 #include <cuguard/detail/launch_attribution.hpp>
 #include <cuguard/detail/pending.hpp>
-#include <cuguard/report.hpp>
+#include <cuguard/violation_error.hpp>
 #include <cuguard/violation.hpp>
 
 #include <cstdint>
 #include <cstring>
-#include <string>
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
 namespace detail {
@@ -25,7 +24,7 @@ namespace detail {
 /// the kernel name and launch site.
 inline void complete_record(violation& v, pending& p) {
   struct device_texts {
-    std::string buffer;
+    text buffer;
     const char* operator()(std::uint64_t address, bool on_host) {
       if (on_host) return reinterpret_cast<const char*>(address);
       return backend::read_text(address, buffer) ? buffer.c_str() : nullptr;
@@ -84,24 +83,24 @@ inline bool read_device_record(device_runtime& d, device_record& out, bool& lost
 
 /// Completes a device record and throws it as a violation_error, with notes on what is uncertain.
 [[noreturn]] inline void throw_device_record(device_runtime& d, device_record& r, bool lost, backend::status err) {
-  std::string note;
-  if (!r.complete) note += "\n  (the record is incomplete: the kernel stopped while writing it)";
+  text note;
+  if (!r.complete) note << "\n  (the record is incomplete: the kernel stopped while writing it)";
   {
     host_lock lock(runtime().mutex);
-    note += resolve_launch(r.v, r.p, d);
+    note << resolve_launch(r.v, r.p, d);
     d.forget_streams();
   }
   complete_record(r.v, r.p);
   const pending& p = r.p;
   if (p.file != 0 || p.function != 0 || p.type != 0 || p.label != 0 || p.origin_label != 0)
-    note += lost ? "\n  (names in device memory could not be read: the CUDA context is lost)"
-                 : "\n  (some names in device memory could not be read)";
+    note << (lost ? "\n  (names in device memory could not be read: the CUDA context is lost)"
+                 : "\n  (some names in device memory could not be read)");
   if (lost) {
-    note += "\n  (the kernel trapped";
-    if (err != 0) note += std::string(": CUDA error ") + backend::error_name(err);
-    note += "; the CUDA context is lost and this process cannot launch again)";
+    note << "\n  (the kernel trapped";
+    if (err != 0) note << ": CUDA error " << backend::error_name(err);
+    note << "; the CUDA context is lost and this process cannot launch again)";
   }
-  throw violation_error(r.v, note);
+  throw violation_error(r.v, note.c_str());
 }
 
 } // namespace detail

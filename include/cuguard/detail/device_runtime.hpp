@@ -12,6 +12,7 @@
 #include <cuguard/detail/host_mutex.hpp>
 #include <cuguard/detail/lifetime_token.hpp>
 #include <cuguard/detail/state_symbols.hpp>
+#include <cuguard/detail/text.hpp>
 
 #include <cuda/std/source_location>
 
@@ -19,7 +20,6 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <string>
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
 namespace detail {
@@ -27,7 +27,7 @@ namespace detail {
 /// One recent launch, kept so that a report can name the kernel and where it was launched.
 struct launch_entry {
   std::uint64_t id = 0;
-  std::string kernel;
+  text kernel;
   cuda::std::source_location where;
   dim3 grid;
   dim3 block;
@@ -61,7 +61,7 @@ struct device_runtime {
 /// A kernel's readable name, looked up once.
 struct kernel_name_entry {
   const void* kernel;
-  std::string name;
+  text name;
   const kernel_name_entry* next;
 };
 
@@ -148,7 +148,7 @@ inline device_runtime* ready_device_locked() {
   return d != nullptr && d->ready ? d : nullptr;
 }
 
-inline const std::string& kernel_name(const void* kernel) {
+inline const text& kernel_name(const void* kernel) {
   runtime_state& rt = runtime();
   host_lock lock(rt.names_mutex);
   for (const kernel_name_entry* n = rt.names; n != nullptr; n = n->next)
@@ -158,11 +158,10 @@ inline const std::string& kernel_name(const void* kernel) {
 }
 
 /// "launch #3 gather_rows<<<(32,1,1),(256,1,1)>>> at file:line" for messages.
-inline std::string describe_launch(const launch_entry& e) {
-  std::string s = "launch #" + std::to_string(e.id) + ' ' + e.kernel + "<<<(" + std::to_string(e.grid.x) + ',' +
-                  std::to_string(e.grid.y) + ',' + std::to_string(e.grid.z) + "),(" + std::to_string(e.block.x) +
-                  ',' + std::to_string(e.block.y) + ',' + std::to_string(e.block.z) + ")>>> at " +
-                  e.where.file_name() + ':' + std::to_string(e.where.line());
+inline text describe_launch(const launch_entry& e) {
+  text s = "launch #";
+  s << e.id << ' ' << e.kernel << "<<<(" << e.grid.x << ',' << e.grid.y << ',' << e.grid.z << "),(" << e.block.x
+    << ',' << e.block.y << ',' << e.block.z << ")>>> at " << e.where.file_name() << ':' << e.where.line();
   return s;
 }
 

@@ -67,4 +67,6 @@ inline const device_state& current_device_state() {
 CUGUARD_IMPL_END_NAMESPACE
 
 // The registration of this translation unit's symbol, and the list the runtime reads.
-#include <cuguard/detail/state_symbols.hpp>
+#if defined(__CUDACC__) && CUGUARD_IMPL_CHECKS
+#  include <cuguard/detail/state_symbols.hpp>
+#endif

@@ -8,9 +8,11 @@
 #include <cuguard/detail/index_args.hpp>
 #include <cuguard/detail/lifetime_token.hpp>
 #include <cuguard/detail/pending.hpp>
-#include <cuguard/report.hpp>
 #include <cuguard/type_name.hpp>
 #include <cuguard/violation.hpp>
+#if CUGUARD_IMPL_CHECKS
+#  include <cuguard/violation_error.hpp>
+#endif
 
 #include <cuda/std/source_location>
 
@@ -89,6 +91,12 @@ inline void describe_stale_allocation(violation& v) {
 }
 
 /// Host policy for a violation found in host code: fill the record, then throw or abort.
+#if !CUGUARD_IMPL_CHECKS
+// Declared only: unchecked code never reports (every call of it sits in a discarded branch), so
+// an unchecked translation unit need not parse the report's text and exception.
+template <class Fill>
+[[noreturn]] void report_host(const Fill& fill, const cuda::std::source_location& where);
+#else
 template <class Fill>
 [[noreturn]] void report_host(const Fill& fill, const cuda::std::source_location& where) {
   violation v{};
@@ -103,6 +111,7 @@ template <class Fill>
   v.count = 1;
   raise_host(v);
 }
+#endif
 
 #if (CUGUARD_IMPL_DEVICE_PASS && CUGUARD_IMPL_CHECKS) || CUGUARD_IMPL_EMULATION
 

@@ -7,7 +7,6 @@
 #include <cuguard/detail/lifetime_token.hpp>
 #include <cuguard/violation.hpp>
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 
@@ -55,28 +54,34 @@ class host_hooks {
 };
 
 /// The installed implementations, the last installed first; null until one installs itself.
-inline std::atomic<const host_hooks*> installed_host_hooks{nullptr};
+/// Read and written with atomic built-ins (<atomic> is a large header for one pointer).
+inline const host_hooks* installed_host_hooks = nullptr;
+
+inline const host_hooks* first_host_hooks() noexcept {
+  return __atomic_load_n(&installed_host_hooks, __ATOMIC_ACQUIRE);
+}
 
 /// Puts `hooks` in front of the installed implementations (it must live as long as the program).
 inline void install_host_hooks(host_hooks& hooks) noexcept {
-  const host_hooks* old = installed_host_hooks.load(std::memory_order_acquire);
+  const host_hooks* old = first_host_hooks();
   do {
     hooks.next_ = old;
-  } while (!installed_host_hooks.compare_exchange_weak(old, &hooks, std::memory_order_acq_rel));
+  } while (!__atomic_compare_exchange_n(&installed_host_hooks, &old, &hooks, true, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_ACQUIRE));
 }
 
 inline allocation_span locate_allocation(const void* p) {
-  const host_hooks* h = installed_host_hooks.load(std::memory_order_acquire);
+  const host_hooks* h = first_host_hooks();
   return h != nullptr ? h->locate(p) : allocation_span{};
 }
 
 inline bool describe_allocation(const lifetime_token& t, violation& v) {
-  const host_hooks* h = installed_host_hooks.load(std::memory_order_acquire);
+  const host_hooks* h = first_host_hooks();
   return h != nullptr && h->describe(t, v);
 }
 
 inline void allocation_released(std::uint32_t slot, std::uint32_t generation, void* stream) {
-  const host_hooks* h = installed_host_hooks.load(std::memory_order_acquire);
+  const host_hooks* h = first_host_hooks();
   if (h != nullptr) h->released(slot, generation, stream);
 }
 

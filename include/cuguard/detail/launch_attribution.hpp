@@ -6,11 +6,11 @@
 #include <cuguard/config.hpp>
 #include <cuguard/detail/device_runtime.hpp>
 #include <cuguard/detail/pending.hpp>
+#include <cuguard/detail/text.hpp>
 #include <cuguard/violation.hpp>
 
 #include <cstddef>
 #include <cstdint>
-#include <string>
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
 namespace detail {
@@ -38,16 +38,18 @@ inline bool same_dims(const dim3& a, const unsigned (&b)[3]) {
 /// stream it had finished before the last one started; a last launch no longer known counts
 /// as another stream's). Distinct streams count as able to overlap, the legacy default stream
 /// too (the cautious reading).
-inline std::string choose_launch(violation& v, const launch_evidence& e) {
-  const std::string several = std::to_string(e.streams) + (e.streams >= 4 ? " or more" : "");
-  const std::string overlap = "launches on " + several + " streams since the device was last checked as a whole";
-  const std::string maybe_other = "the launch named is the last one started before the violation, which may be "
-                                  "another stream's";
+inline text choose_launch(violation& v, const launch_evidence& e) {
+  text overlap = "launches on ";
+  overlap << e.streams << (e.streams >= 4 ? " or more" : "") << " streams since the device was last checked as a whole";
+  const char* maybe_other = "the launch named is the last one started before the violation, which may be "
+                            "another stream's";
   v.launch.id = e.last;
+  text note;
   if (e.carried == 0 || e.carried == e.last) {
-    if (e.carried != 0 || !e.may_overlap) return "";
-    return "\n  (" + overlap + ", and the view carries no launch number (made in device code, or not a kernel "
-           "argument itself): " + maybe_other + ")";
+    if (e.carried == 0 && e.may_overlap)
+      note << "\n  (" << overlap << ", and the view carries no launch number (made in device code, or not a kernel "
+           << "argument itself): " << maybe_other << ")";
+    return note;
   }
   const bool fits = e.carried_entry != nullptr && same_dims(e.carried_entry->grid, v.launch.grid) &&
                     same_dims(e.carried_entry->block, v.launch.block);
@@ -55,16 +57,19 @@ inline std::string choose_launch(violation& v, const launch_evidence& e) {
       e.last_entry != nullptr && e.carried_entry != nullptr && e.last_entry->stream == e.carried_entry->stream;
   if (fits && (e.last == 0 || (e.may_overlap && !same_stream))) {
     v.launch.id = e.carried;
-    if (e.last == 0) return "";
-    return "\n  (" + overlap + ": named after the launch that passed the view; the device's launch counter showed #" +
-           std::to_string(e.last) + ", another stream's launch, unless an earlier launch kept the view in memory)";
+    if (e.last != 0)
+      note << "\n  (" << overlap << ": named after the launch that passed the view; the device's launch counter "
+           << "showed #" << e.last << ", another stream's launch, unless an earlier launch kept the view in memory)";
+    return note;
   }
-  return "\n  (the view was passed to launch #" + std::to_string(e.carried) + " and kept in memory" +
-         (e.may_overlap ? "; " + overlap + ": " + maybe_other : std::string()) + ")";
+  note << "\n  (the view was passed to launch #" << e.carried << " and kept in memory";
+  if (e.may_overlap) note << "; " << overlap << ": " << maybe_other;
+  note << ")";
+  return note;
 }
 
 /// choose_launch with the evidence of `d` (call with the runtime's mutex held).
-inline std::string resolve_launch(violation& v, const pending& p, const device_runtime& d) {
+inline text resolve_launch(violation& v, const pending& p, const device_runtime& d) {
   launch_evidence e;
   e.last = v.launch.id;
   e.carried = p.view_launch;

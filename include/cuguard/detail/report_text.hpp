@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: Apache-2.0
+// The text of a report: one small function per violation kind for the headline, then the lines
+// every report shares (index origin, allocation, source position, thread and launch).
+#pragma once
+
+#include <cuguard/config.hpp>
+#include <cuguard/detail/text.hpp>
+#include <cuguard/violation.hpp>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+
+CUGUARD_IMPL_BEGIN_NAMESPACE
+namespace detail {
+
+inline void append_list(text& out, const std::int64_t* values, int n) {
+  for (int i = 0; i < n; ++i) {
+    if (i != 0) out << ", ";
+    out << values[i];
+  }
+}
+
+/// "float[2, 3]"
+inline void append_shape(text& out, const char* type, const std::int64_t* extents, int rank) {
+  out << type << '[';
+  append_list(out, extents, rank);
+  out << ']';
+}
+
+/// "'x' float[2, 3]" (or "unnamed float[2, 3]")
+inline void append_view(text& out, const violation& v) {
+  if (v.label[0] != '\0')
+    out << '\'' << v.label << "' ";
+  else
+    out << "unnamed ";
+  append_shape(out, v.type, v.extent, v.rank);
+}
+
+inline void append_strides(text& out, const violation& v) {
+  out << " strides [";
+  append_list(out, v.stride, v.rank);
+  out << ']';
+}
+
+inline void append_site(text& out, const char* prefix, const site_record& s) {
+  out << prefix << s.file;
+  if (s.line != 0) out << ':' << s.line;
+  if (s.function[0] != '\0') out << " in " << s.function;
+}
+
+inline void append_dim3(text& out, const unsigned (&v)[3]) {
+  out << '(' << v[0] << ',' << v[1] << ',' << v[2] << ')';
+}
+
+/// "dim 0 index 1030 >= extent 1024" or "dim 0 index -1 < 0"
+inline void append_index_vs_extent(text& out, int dim, std::int64_t index, std::int64_t extent) {
+  out << "dim " << dim << " index " << index;
+  if (index < 0)
+    out << " < 0";
+  else
+    out << " >= extent " << extent;
+}
+
+inline const char* operation_name(operation op) {
+  switch (op) {
+    case operation::access: return "access";
+    case operation::vector_load: return "vector load";
+    case operation::vector_store: return "vector store";
+    case operation::slice: return "slice";
+    case operation::select: return "select";
+    case operation::permute: return "permute";
+    case operation::reshape: return "reshape";
+    case operation::make_view: return "make_view";
+    case operation::bounded: return "bounded";
+    case operation::expect_contiguous: return "expect_contiguous";
+    case operation::expect_shape: return "expect_shape";
+    case operation::release: return "release";
+    case operation::launch: return "launch";
+    case operation::expect_finite: return "expect_finite";
+  }
+  return "operation";
+}
+
+inline bool is_vector_access(const violation& v) {
+  return v.op == operation::vector_load || v.op == operation::vector_store;
+}
+
+/// "vector load of 4 elements from 'x' float[8] at (6): " and the like: the access a report is about.
+inline void append_access(text& out, const violation& v, const char* adjective) {
+  out << adjective;
+  if (is_vector_access(v))
+    out << operation_name(v.op) << " of " << v.arg[0] << " elements"
+        << (v.op == operation::vector_load ? " from " : " to ");
+  else
+    out << "access to ";
+  append_view(out, v);
+  out << " at (";
+  append_list(out, v.index, v.rank);
+  out << "): ";
+}
+
+/// "kernel argument 'x' float[8] of gather_rows: "
+inline void append_kernel_argument(text& out, const violation& v) {
+  out << "kernel argument ";
+  append_view(out, v);
+  out << " of " << v.launch.kernel << ": ";
+}
+
+/// "allocation 'x' (64 bytes) was released"
+inline void append_released(text& out, const violation& v) {
+  out << "allocation '" << v.alloc_label << "' (" << v.alloc_bytes << " bytes) was released";
+}
+
+// One headline per violation kind: what each kind recorded (see violation::arg) and how it reads.
+
+inline void append_out_of_bounds(text& out, const violation& v) {
+  if (v.op == operation::access || is_vector_access(v)) {
+    append_access(out, v, "out-of-bounds ");
+    if (is_vector_access(v) && v.dim == v.rank - 1)
+      out << "dim " << v.dim << " range [" << v.index[v.dim] << ", " << v.index[v.dim] + v.arg[0]
+          << ") exceeds extent " << v.extent[v.dim];
+    else
+      append_index_vs_extent(out, v.dim, v.index[v.dim], v.extent[v.dim]);
+  } else if (v.op == operation::slice) {
+    out << "out-of-bounds slice of ";
+    append_view(out, v);
+    out << ": dim " << v.dim << " range [" << v.arg[0] << ", " << v.arg[1] << ") is not within [0, "
+        << v.extent[v.dim] << ")";
+  } else if (v.op == operation::select) {
+    out << "out-of-bounds select of ";
+    append_view(out, v);
+    out << ": ";
+    append_index_vs_extent(out, v.dim, v.arg[0], v.extent[v.dim]);
+  } else if (v.op == operation::bounded) {
+    out << "out-of-bounds index: bounded(" << v.arg[0] << ", " << v.arg[1] << ") needs 0 <= value < " << v.arg[1];
+  } else { // make_view over part of a tracked allocation
+    out << "out-of-bounds view ";
+    append_view(out, v);
+    out << ": it spans bytes [" << v.arg[1] << ", " << v.arg[1] + v.arg[2] << ") of allocation '" << v.alloc_label
+        << "' of " << v.alloc_bytes << " bytes";
+  }
+}
+
+inline void append_index_overflow(text& out, const violation& v) {
+  out << "index overflow in make_view of ";
+  if (v.arg[2] >= 2) { // one extent or stride (the view's shape holds it truncated)
+    out << '\'' << v.label << "': dim " << v.dim << (v.arg[2] == 2 ? " extent " : " stride ");
+  } else {
+    append_view(out, v);
+    append_strides(out, v);
+    out << (v.arg[2] == 0 ? ": largest offset " : ": element count ");
+  }
+  out << v.arg[0] << " exceeds the index type's maximum " << v.arg[1];
+}
+
+inline void append_non_contiguous(text& out, const violation& v) {
+  if (is_vector_access(v)) {
+    append_access(out, v, "non-contiguous ");
+    out << "inner stride " << v.stride[v.rank - 1] << " is not 1";
+    return;
+  }
+  const bool reshape = v.op == operation::reshape;
+  out << (reshape ? "non-contiguous reshape of " : "non-contiguous ");
+  append_view(out, v);
+  append_strides(out, v);
+  out << (reshape ? " to [" : ": expected strides [");
+  append_list(out, v.expected, v.expected_rank);
+  out << (reshape ? "]: reshape needs contiguous storage" : "]");
+}
+
+inline void append_misaligned(text& out, const violation& v) {
+  append_access(out, v, "misaligned ");
+  out << "address " << hex{static_cast<unsigned long long>(v.arg[1])} << " is not " << v.arg[2] << "-byte aligned";
+}
+
+inline void append_use_after_free(text& out, const violation& v) {
+  out << "use after free: ";
+  if (v.op == operation::access || is_vector_access(v)) {
+    append_access(out, v, "");
+    append_released(out, v);
+  } else if (v.op == operation::launch) {
+    append_kernel_argument(out, v);
+    append_released(out, v);
+  } else {
+    out << "release of '" << v.alloc_label << "' (" << v.alloc_bytes << " bytes), which was already released";
+  }
+}
+
+inline void append_wrong_memory_space(text& out, const violation& v) {
+  if (v.op == operation::access || is_vector_access(v)) {
+    append_access(out, v, "wrong memory space: ");
+  } else if (v.op == operation::launch) {
+    out << "wrong memory space: ";
+    append_kernel_argument(out, v);
+  } else {
+    out << "wrong memory space: " << operation_name(v.op) << " of ";
+    append_view(out, v);
+    out << ": ";
+  }
+  if (v.space == memory_space::device) {
+    out << "the view points to device " << v.device << " memory";
+    if (v.arg[1] == 1)
+      out << ", and the kernel runs on device " << v.arg[2];
+    else
+      out << ", which host code cannot access";
+  } else {
+    out << "the view points to host memory, which device code cannot access";
+  }
+}
+
+inline void append_shape_mismatch(text& out, const violation& v) {
+  out << "shape mismatch in " << operation_name(v.op) << " of ";
+  append_view(out, v);
+  out << (v.op == operation::reshape ? " to [" : ": expected [");
+  append_list(out, v.expected, v.expected_rank);
+  out << ']';
+  if (v.op == operation::reshape)
+    out << ": " << v.arg[0] << " elements != " << v.arg[1] << " elements";
+  else if (v.dim >= 0)
+    out << ": dim " << v.dim << " extent " << v.extent[v.dim] << " != " << v.expected[v.dim];
+  else
+    out << ": rank " << v.rank << " != " << v.expected_rank;
+}
+
+inline void append_null_data(text& out, const violation& v) {
+  out << "null data: ";
+  append_view(out, v);
+  out << " has " << v.arg[0] << " elements over a null pointer";
+}
+
+inline void append_invalid_argument(text& out, const violation& v) {
+  out << "invalid argument to " << operation_name(v.op);
+  if (v.op == operation::release) {
+    out << ": " << hex{static_cast<unsigned long long>(v.arg[0])} << " is not a tracked allocation";
+    return;
+  }
+  out << " of ";
+  append_view(out, v);
+  if (v.op == operation::make_view) {
+    append_strides(out, v);
+    out << ": dim " << v.dim << (v.arg[0] == 0 ? " extent " : " stride ") << v.arg[1] << " < 0";
+  } else if (v.op == operation::permute) {
+    out << ": (";
+    append_list(out, v.expected, v.expected_rank);
+    out << ") is not a permutation of 0.." << v.rank - 1;
+  } else {
+    out << ": dim " << v.dim << " is not < rank " << v.rank;
+  }
+}
+
+inline void append_non_finite(text& out, const violation& v) {
+  double value = 0;
+  std::memcpy(&value, &v.arg[0], sizeof value);
+  char number[32];
+  std::snprintf(number, sizeof number, "%g", value);
+  out << "non-finite value " << number << " for ";
+  append_view(out, v);
+  out << " at (";
+  append_list(out, v.index, v.rank);
+  out << ')';
+}
+
+/// The first line of a report: what went wrong, where in the view, against what.
+inline void append_headline(text& out, const violation& v) {
+  switch (v.kind) {
+    case violation_kind::out_of_bounds: return append_out_of_bounds(out, v);
+    case violation_kind::index_overflow: return append_index_overflow(out, v);
+    case violation_kind::non_contiguous: return append_non_contiguous(out, v);
+    case violation_kind::misaligned: return append_misaligned(out, v);
+    case violation_kind::use_after_free: return append_use_after_free(out, v);
+    case violation_kind::wrong_memory_space: return append_wrong_memory_space(out, v);
+    case violation_kind::shape_mismatch: return append_shape_mismatch(out, v);
+    case violation_kind::null_data: return append_null_data(out, v);
+    case violation_kind::invalid_argument: return append_invalid_argument(out, v);
+    case violation_kind::non_finite: return append_non_finite(out, v);
+    case violation_kind::none: break;
+  }
+  out << "no violation";
+}
+
+/// Where the index came from, the allocation, the source position and (device code) the thread
+/// and launch: the lines under the headline.
+inline void append_details(text& out, const violation& v) {
+  if (v.origin == index_origin::index_view && v.dim >= 0) {
+    out << "\n  index " << v.index[v.dim] << " came from '" << v.origin_label << "'[";
+    append_list(out, v.origin_index, v.origin_rank);
+    out << ']';
+  } else if (v.origin == index_origin::bounded && v.dim >= 0) {
+    out << "\n  index " << v.index[v.dim] << " was checked against bound " << v.origin_index[0];
+  }
+  if (v.kind == violation_kind::use_after_free) {
+    append_site(out, "\n  allocated at ", v.alloc_site);
+    append_site(out, "\n  released at ", v.free_site);
+  }
+  out << "\n  at " << v.file << ':' << v.line;
+  if (v.function[0] != '\0') out << " in " << v.function;
+  if (!v.on_device) return;
+  out << "\n  block ";
+  append_dim3(out, v.block);
+  out << " thread ";
+  append_dim3(out, v.thread);
+  if (v.launch.id != 0) {
+    out << " of launch #" << v.launch.id << ' ' << v.launch.kernel << "<<<";
+    append_dim3(out, v.launch.grid);
+    out << ',';
+    append_dim3(out, v.launch.block);
+    out << ">>>";
+    append_site(out, " at ", v.launch.site);
+  }
+  if (v.count > 1) out << "\n  (" << v.count - 1 << " more violations in this launch)";
+}
+
+/// The report of `v` in cuguard's one format (cuguard::format returns it as a std::string).
+inline text report_text(const violation& v) {
+  text out = "cuguard: ";
+  append_headline(out, v);
+  append_details(out, v);
+  return out;
+}
+
+} // namespace detail
+CUGUARD_IMPL_END_NAMESPACE
