@@ -8,6 +8,7 @@
 #include <cuguard/detail/host_hooks.hpp>
 #include <cuguard/detail/index_args.hpp>
 #include <cuguard/detail/lifetime_token.hpp>
+#include <cuguard/detail/view_parts.hpp>
 #include <cuguard/vec.hpp>
 #include <cuguard/violation.hpp>
 
@@ -24,34 +25,6 @@ CUGUARD_IMPL_BEGIN_NAMESPACE
 template <class T, std::size_t Rank, class Index = std::int64_t>
 class checked_view;
 
-namespace detail {
-struct raw_tag {};
-/// Selects the constructors that copy a shape element by element (see checked_view's
-/// "no loops over the rank" note).
-struct shape_tag {};
-
-/// What a view needs to know of a type M it is made from or converted to; <cuguard/mdspan.hpp>
-/// specializes it for cuda::std::mdspan.
-template <class M>
-struct mdspan_traits {
-  static constexpr bool is_mdspan = false;
-  template <class T, std::size_t Rank, class Index>
-  static constexpr bool converts_from = false;
-};
-/// The cuda::std::mdspan a view converts to (`type`, `make`): defined in <cuguard/mdspan.hpp>.
-template <class T, std::size_t Rank, class Index, class Deferred>
-struct mdspan_for;
-
-/// Metadata a checked view carries besides pointer, extents and strides (checks on only).
-struct view_meta {
-  const char* label = nullptr;
-  lifetime_token token{};
-  memory_space space = memory_space::unknown;
-  bool label_on_host = true;
-  int device = -1;
-  std::uint64_t launch = 0;
-};
-} // namespace detail
 
 /// A view of `T` elements in `Rank` dimensions with `Index` extents and strides (in elements).
 ///
@@ -245,41 +218,17 @@ class checked_view {
                                                           detail::first_checked_index i0, Rest... rest) const {
     vector_store<N>(x, i0, rest...);
   }
-#else
+#else // the same, unchecked: plain pointer arithmetic (defined in detail/checked_view_access.hpp)
   template <class... Is>
-  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE T& operator()(Is... is) const noexcept {
-    static_assert(sizeof...(Is) == Rank, "checked_view: wrong number of indices");
-    static_assert((detail::is_index_v<Is> && ...), "checked_view: indices must be integers or checked_index");
-    const Index idx[Rank] = {static_cast<Index>(is)...};
-    return data_[offset(idx)];
-  }
-
+  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE T& operator()(Is... is) const noexcept;
   template <class I>
-  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE T& at(const I (&idx)[Rank], location = location::current()) const noexcept {
-    static_assert(detail::is_index_v<I>, "checked_view: indices must be integers or checked_index");
-    return at_array(idx, std::make_index_sequence<Rank>{});
-  }
-
+  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE T& at(const I (&idx)[Rank], location = location::current()) const noexcept;
   template <class I>
-  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE T& operator[](I i) const noexcept {
-    static_assert(Rank == 1, "checked_view: operator[] needs a rank-1 view; use operator() for more indices");
-    return (*this)(i);
-  }
-
+  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE T& operator[](I i) const noexcept;
   template <int N, class... Is>
-  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE vec<value_type, N> load(Is... is) const noexcept {
-    static_assert(sizeof...(Is) == Rank, "checked_view: wrong number of indices");
-    const Index idx[Rank] = {static_cast<Index>(is)...};
-    return detail::read_vec<value_type, N>(data_ + offset(idx));
-  }
-
+  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE vec<value_type, N> load(Is... is) const noexcept;
   template <int N, class... Is>
-  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void store(vec<value_type, N> x, Is... is) const noexcept {
-    static_assert(!std::is_const<T>::value, "checked_view: cannot store through a view of const elements");
-    static_assert(sizeof...(Is) == Rank, "checked_view: wrong number of indices");
-    const Index idx[Rank] = {static_cast<Index>(is)...};
-    detail::write_vec<value_type, N>(data_ + offset(idx), x);
-  }
+  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void store(vec<value_type, N> x, Is... is) const noexcept;
 #endif
 
   // ---------------------------------------------------------------------------------------------
@@ -331,28 +280,11 @@ class checked_view {
 
   /// A view of the same memory with every check of this build but a new label (in device code,
   /// a string literal: see the constructor).
-  CUGUARD_HOST_DEVICE checked_view relabel(const char* label) const noexcept {
-    checked_view out = *this;
-#if CUGUARD_IMPL_CHECKS
-    out.meta_.label = label;
-    out.meta_.label_on_host = !CUGUARD_IMPL_DEVICE_PASS;
-#else
-    (void)label;
-#endif
-    return out;
-  }
+  CUGUARD_HOST_DEVICE checked_view relabel(const char* label) const noexcept;
 
   /// A copy of this view that carries launch number `launch` (what cuguard::launch gives its
   /// copy of each view argument; see launch_number()). With checks off, the same view.
-  CUGUARD_HOST_DEVICE checked_view with_launch_number(std::uint64_t launch) const noexcept {
-    checked_view out = *this;
-#if CUGUARD_IMPL_CHECKS
-    out.meta_.launch = launch;
-#else
-    (void)launch;
-#endif
-    return out;
-  }
+  CUGUARD_HOST_DEVICE checked_view with_launch_number(std::uint64_t launch) const noexcept;
 
  private:
   // A view assembled from parts that were already validated.
@@ -367,31 +299,20 @@ class checked_view {
   // Pack expansions give the optimizer the shape at once.
   template <std::size_t... K>
   CUGUARD_HOST_DEVICE constexpr checked_view(detail::shape_tag, T* data, const detail::integer (&extents)[Rank],
-                                             std::index_sequence<K...>) noexcept
-      : data_(data),
-        extents_{static_cast<Index>(extents[K].value)...},
-        strides_{detail::row_major_stride<Index, K + 1>(extents)...} {}
+                                             std::index_sequence<K...>) noexcept;
   template <std::size_t... K>
   CUGUARD_HOST_DEVICE constexpr checked_view(detail::shape_tag, T* data, const detail::integer (&extents)[Rank],
-                                             const detail::integer (&strides)[Rank], std::index_sequence<K...>) noexcept
-      : data_(data), extents_{static_cast<Index>(extents[K].value)...}, strides_{static_cast<Index>(strides[K].value)...} {}
+                                             const detail::integer (&strides)[Rank], std::index_sequence<K...>) noexcept;
   template <std::size_t... K>
   CUGUARD_HOST_DEVICE constexpr checked_view(detail::raw_tag, T* data, const Index* extents, const Index* strides,
-                                             const detail::view_meta& m, std::index_sequence<K...>) noexcept
-      : data_(data), extents_{extents[K]...}, strides_{strides[K]...} {
-#if CUGUARD_IMPL_CHECKS
-    meta_ = m;
-#else
-    (void)m;
-#endif
-  }
+                                             const detail::view_meta& m, std::index_sequence<K...>) noexcept;
 
-CUGUARD_HOST_DEVICE checked_view bad_dim(operation op, std::size_t dim, const location& where) const;
+  CUGUARD_HOST_DEVICE checked_view bad_dim(operation op, std::size_t dim, const location& where) const;
 
   /// A view of no element with this view's pointer and metadata: what an operation whose check
   /// failed (and returned, in device code) gives back.
   template <std::size_t N>
-CUGUARD_HOST_DEVICE checked_view<T, N, Index> emptied() const noexcept;
+  CUGUARD_HOST_DEVICE checked_view<T, N, Index> emptied() const noexcept;
 
   CUGUARD_HOST_DEVICE constexpr detail::view_meta meta() const noexcept {
 #if CUGUARD_IMPL_CHECKS

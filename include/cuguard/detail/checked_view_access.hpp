@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// checked_view's checked element accesses, defined (checks on): one accumulated predicate
-// and one unlikely branch per access; the cold side is detail::fail_access.
+// checked_view's element accesses, defined. Checks on: one accumulated predicate and one unlikely
+// branch per access; the cold side is detail::fail_access. Checks off: pointer arithmetic.
 #pragma once
 
 #include <cuguard/checked_view.hpp>
@@ -77,6 +77,52 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE auto checked_view<T, Rank, Index>::
   bad |= idx[Rank - 1] < 0 || idx[Rank - 1] > static_cast<std::int64_t>(extents_[Rank - 1]) - N;
   bad |= (reinterpret_cast<std::uintptr_t>(p) % (sizeof(T) * N)) != 0;
   return !bad;
+}
+
+#else
+
+template <class T, std::size_t Rank, class Index>
+template <class... Is>
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE auto checked_view<T, Rank, Index>::operator()(Is... is) const noexcept
+    -> T& {
+  static_assert(sizeof...(Is) == Rank, "checked_view: wrong number of indices");
+  static_assert((detail::is_index_v<Is> && ...), "checked_view: indices must be integers or checked_index");
+  const Index idx[Rank] = {static_cast<Index>(is)...};
+  return data_[offset(idx)];
+}
+
+template <class T, std::size_t Rank, class Index>
+template <class I>
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE auto checked_view<T, Rank, Index>::at(const I (&idx)[Rank],
+                                                                                  location) const noexcept -> T& {
+  static_assert(detail::is_index_v<I>, "checked_view: indices must be integers or checked_index");
+  return at_array(idx, std::make_index_sequence<Rank>{});
+}
+
+template <class T, std::size_t Rank, class Index>
+template <class I>
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE auto checked_view<T, Rank, Index>::operator[](I i) const noexcept -> T& {
+  static_assert(Rank == 1, "checked_view: operator[] needs a rank-1 view; use operator() for more indices");
+  return (*this)(i);
+}
+
+template <class T, std::size_t Rank, class Index>
+template <int N, class... Is>
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE auto checked_view<T, Rank, Index>::load(Is... is) const noexcept
+    -> vec<value_type, N> {
+  static_assert(sizeof...(Is) == Rank, "checked_view: wrong number of indices");
+  const Index idx[Rank] = {static_cast<Index>(is)...};
+  return detail::read_vec<value_type, N>(data_ + offset(idx));
+}
+
+template <class T, std::size_t Rank, class Index>
+template <int N, class... Is>
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE auto checked_view<T, Rank, Index>::store(vec<value_type, N> x,
+                                                                                     Is... is) const noexcept -> void {
+  static_assert(!std::is_const<T>::value, "checked_view: cannot store through a view of const elements");
+  static_assert(sizeof...(Is) == Rank, "checked_view: wrong number of indices");
+  const Index idx[Rank] = {static_cast<Index>(is)...};
+  detail::write_vec<value_type, N>(data_ + offset(idx), x);
 }
 
 #endif

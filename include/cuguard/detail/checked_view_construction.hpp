@@ -1,11 +1,40 @@
 // SPDX-License-Identifier: Apache-2.0
-// checked_view's construction, defined: a view of an mdspan, and (checks on) the checks of a
-// new view: shape, reach, null data and (host) the tracked allocation it lies in.
+// checked_view's construction, defined: the constructors from parts, a view of an mdspan, and
+// (checks on) the checks of a new view: shape, reach, null data and (host) the tracked
+// allocation it lies in.
 #pragma once
 
 #include <cuguard/checked_view.hpp>
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
+
+template <class T, std::size_t Rank, class Index>
+template <std::size_t... K>
+CUGUARD_HOST_DEVICE constexpr checked_view<T, Rank, Index>::checked_view(
+    detail::shape_tag, T* data, const detail::integer (&extents)[Rank], std::index_sequence<K...>) noexcept
+    : data_(data),
+      extents_{static_cast<Index>(extents[K].value)...},
+      strides_{detail::row_major_stride<Index, K + 1>(extents)...} {}
+
+template <class T, std::size_t Rank, class Index>
+template <std::size_t... K>
+CUGUARD_HOST_DEVICE constexpr checked_view<T, Rank, Index>::checked_view(
+    detail::shape_tag, T* data, const detail::integer (&extents)[Rank], const detail::integer (&strides)[Rank],
+    std::index_sequence<K...>) noexcept
+    : data_(data), extents_{static_cast<Index>(extents[K].value)...}, strides_{static_cast<Index>(strides[K].value)...} {}
+
+template <class T, std::size_t Rank, class Index>
+template <std::size_t... K>
+CUGUARD_HOST_DEVICE constexpr checked_view<T, Rank, Index>::checked_view(
+    detail::raw_tag, T* data, const Index* extents, const Index* strides, const detail::view_meta& m,
+    std::index_sequence<K...>) noexcept
+    : data_(data), extents_{extents[K]...}, strides_{strides[K]...} {
+#if CUGUARD_IMPL_CHECKS
+  meta_ = m;
+#else
+  (void)m;
+#endif
+}
 
 template <class T, std::size_t Rank, class Index>
 template <class M>

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// checked_view's derived views, defined: slice, select, permute, transpose, reshape.
+// checked_view's derived views, defined: slice, select, permute, transpose, reshape, relabel,
+// with_launch_number.
 // Each checks its arguments first; in device code a failed check returns an emptied view.
 #pragma once
 
@@ -124,6 +125,30 @@ CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::reshape(
     }
   }
   return checked_view<T, N, Index>(detail::raw_tag{}, data_, ext, str, meta());
+}
+
+template <class T, std::size_t Rank, class Index>
+CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::relabel(const char* label) const noexcept -> checked_view {
+  checked_view out = *this;
+#if CUGUARD_IMPL_CHECKS
+  out.meta_.label = label;
+  out.meta_.label_on_host = !CUGUARD_IMPL_DEVICE_PASS;
+#else
+  (void)label;
+#endif
+  return out;
+}
+
+template <class T, std::size_t Rank, class Index>
+CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::with_launch_number(std::uint64_t launch) const noexcept
+    -> checked_view {
+  checked_view out = *this;
+#if CUGUARD_IMPL_CHECKS
+  out.meta_.launch = launch;
+#else
+  (void)launch;
+#endif
+  return out;
 }
 
 template <class T, std::size_t Rank, class Index>

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: Apache-2.0
+// The parts of a checked_view besides pointer, extents and strides: its metadata (checks on),
+// the tags of its internal constructors, and the traits through which <cuguard/mdspan.hpp>
+// connects it to cuda::std::mdspan.
+#pragma once
+
+#include <cuguard/config.hpp>
+#include <cuguard/detail/lifetime_token.hpp>
+#include <cuguard/violation.hpp>
+
+#include <cstddef>
+#include <cstdint>
+
+CUGUARD_IMPL_BEGIN_NAMESPACE
+
+template <class T, std::size_t Rank, class Index>
+class checked_view;
+
+namespace detail {
+struct raw_tag {};
+/// Selects the constructors that copy a shape element by element (see checked_view's
+/// "no loops over the rank" note).
+struct shape_tag {};
+
+/// What a view needs to know of a type M it is made from or converted to; <cuguard/mdspan.hpp>
+/// specializes it for cuda::std::mdspan.
+template <class M>
+struct mdspan_traits {
+  static constexpr bool is_mdspan = false;
+  template <class T, std::size_t Rank, class Index>
+  static constexpr bool converts_from = false;
+};
+/// The cuda::std::mdspan a view converts to (`type`, `make`): defined in <cuguard/mdspan.hpp>.
+template <class T, std::size_t Rank, class Index, class Deferred>
+struct mdspan_for;
+
+/// Metadata a checked view carries besides pointer, extents and strides (checks on only).
+struct view_meta {
+  const char* label = nullptr;
+  lifetime_token token{};
+  memory_space space = memory_space::unknown;
+  bool label_on_host = true;
+  int device = -1;
+  std::uint64_t launch = 0;
+};
+} // namespace detail
+CUGUARD_IMPL_END_NAMESPACE
