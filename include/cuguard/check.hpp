@@ -48,7 +48,9 @@ inline void check(cudaStream_t stream = nullptr) {
         after << " after " << detail::describe_launch(*e);
     }
     if (err != 0) detail::throw_cuda(err, detail::text("check") << after);
-    throw cuda_error(0, (detail::text("cuguard: check") << after << ": an emulated kernel trapped; the CUDA context is lost").c_str());
+    detail::text message = "cuguard: check";
+    message << after << ": an emulated kernel trapped; the CUDA context is lost";
+    throw cuda_error(0, message.c_str());
   }
 }
 

@@ -361,9 +361,6 @@ class checked_view {
   CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void vector_store(vec<value_type, N> x, const First& i0,
                                                                  Rest... rest) const;
 
-  template <int N>
-  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE bool vector_ok(const std::int64_t (&idx)[Rank], const T* p) const noexcept;
-
   // After a failed construction check (which returns in device code): no element to reach.
   CUGUARD_HOST_DEVICE void make_empty() noexcept {
     for (std::size_t r = 0; r < Rank; ++r) extents_[r] = strides_[r] = 0;

@@ -107,12 +107,11 @@ void check_argument(const P& p, const launch_entry& e, int device) {
           v.op = operation::launch;
           if (stale) {
             v.kind = violation_kind::use_after_free;
-            v.arg[1] = p.token().slot;
-            v.arg[2] = p.token().generation;
+            v.slot = p.token().slot;
+            v.generation = p.token().generation;
           } else {
             v.kind = violation_kind::wrong_memory_space;
-            v.arg[1] = other_device ? 1 : 0;
-            v.arg[2] = device;
+            v.kernel_device = device;
           }
           copy_text(v.launch.kernel, e.kernel.c_str());
           v.launch.id = e.id;

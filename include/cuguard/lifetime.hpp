@@ -90,7 +90,7 @@ class lifetime_registry final : public host_hooks {
         fill_allocation(v, infos_[old->second]);
       } else {
         v.kind = violation_kind::invalid_argument;
-        v.arg[0] = static_cast<std::int64_t>(begin);
+        v.value = static_cast<std::int64_t>(begin);
       }
     }
     if (slot != 0) {

@@ -58,6 +58,15 @@ enum class index_origin : unsigned char {
   bounded,    ///< checked against a bound by bounded(value, bound)
 };
 
+/// Which figure of a new view's shape a make_view report is about (violation::figure).
+enum class shape_figure : unsigned char {
+  none,           ///< not a figure of the shape
+  extent,         ///< an extent as given
+  stride,         ///< a stride as given
+  largest_offset, ///< the largest offset the view reaches
+  element_count,  ///< the number of elements
+};
+
 /// A source position copied into a record (file, function, line).
 struct site_record {
   char file[192];
@@ -91,14 +100,26 @@ struct violation {
   std::int64_t index[max_rank];  ///< indices of the access (rank entries)
   std::int64_t extent[max_rank]; ///< extents of the view
   std::int64_t stride[max_rank]; ///< strides of the view, in elements
-  /// Operation details: slice {begin, end}; select {index}; bounded {value, bound};
-  /// vector access {width, address, alignment}; reshape {elements before, after};
-  /// make_view: invalid_argument {0 extent or 1 stride, its value}; index_overflow {value,
-  /// index maximum, 0 largest offset / 1 element count / 2 extent / 3 stride}; out_of_bounds
-  /// {-, view's first byte, view bytes}; null_data {elements}; invalid_argument to release
-  /// {address}; non_finite {the value's double bits}. (An access keeps its width in arg[0]
-  /// whatever its kind; the allocation's size is alloc_bytes.)
-  std::int64_t arg[4];
+  // The numbers of the operation that failed, each with one meaning (0 where it does not apply).
+  std::int64_t width;      ///< a vector load or store: elements in the access (0: one element)
+  /// The number that failed: select's index, slice's begin, bounded's value; make_view's extent,
+  /// stride, largest offset or element count (see figure); reshape's element count asked for;
+  /// null_data's element count; release's address; non_finite: the bits of the double.
+  std::int64_t value;
+  std::int64_t value_end;  ///< slice's end
+  /// What `value` was held against: bounded's bound, the index type's maximum (index_overflow),
+  /// the view's element count (reshape).
+  std::int64_t limit;
+  shape_figure figure;     ///< make_view (invalid_argument, index_overflow): what `value` is
+  /// misaligned: the element's address; make_view over part of a tracked allocation: the view's
+  /// first byte in it.
+  std::int64_t address;
+  /// misaligned: the alignment the access needs; make_view over part of a tracked allocation:
+  /// the bytes the view spans.
+  std::int64_t bytes;
+  int kernel_device;       ///< wrong_memory_space of a kernel argument: the device the kernel runs on
+  std::uint32_t slot;      ///< use_after_free: the lifetime slot of the view's token
+  std::uint32_t generation;///< use_after_free: the generation of the view's token
   /// What was expected or asked for: reshape and expect_shape {extents}; non_contiguous
   /// {contiguous strides}; permute {the permutation}.
   std::int64_t expected[max_rank];

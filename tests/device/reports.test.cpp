@@ -181,7 +181,7 @@ CUGUARD_CHECKED_TEST("a misaligned vector load in a kernel is reported") {
   REQUIRE(c.thrown);
   CHECK(c.report.kind == violation_kind::misaligned);
   CHECK(c.report.line == device_tests::vector_copy_line);
-  CHECK(c.report.arg[2] == 16);
+  CHECK(c.report.bytes == 16);
 }
 
 // -------------------------------------------------------------------------------------------------

@@ -393,7 +393,7 @@ CUGUARD_CHECKED_TEST("a strided view whose largest offset overflows a 32-bit ind
   CUGUARD_TEST_CATCH(c, (cuguard::checked_view<float, 1, int>(&x, {3}, {1 << 30}, "wide")));
   REQUIRE(c.thrown);
   CHECK(c.report.kind == violation_kind::index_overflow);
-  CHECK(c.report.arg[0] == 2147483648LL);
+  CHECK(c.report.value == 2147483648LL);
 }
 
 CUGUARD_CHECKED_TEST("a broadcast view with more elements than a 32-bit index can count is rejected") {

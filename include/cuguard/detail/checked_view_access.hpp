@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// checked_view's element accesses, defined. Checks on: one accumulated predicate and one unlikely
-// branch per access; the cold side is detail::fail_access. Checks off: pointer arithmetic.
+// checked_view's element accesses, defined. Checks on: the predicate of detail/access_check.hpp
+// and one unlikely branch per access; the cold side is detail::fail_access. Checks off: pointer
+// arithmetic.
 #pragma once
 
 #include <cuguard/checked_view.hpp>
+#include <cuguard/detail/access_check.hpp>
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
 
@@ -16,11 +18,8 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE auto checked_view<T, Rank, Index>::
   static_assert(sizeof...(Rest) + 1 == Rank, "checked_view: wrong number of indices");
   static_assert((detail::is_index_v<Rest> && ...), "checked_view: indices must be integers or checked_index");
   const std::int64_t idx[Rank] = {i0.value, detail::index_value(rest)...};
-  bool bad = !space_ok();
-  bad |= !detail::alive(meta_.token);
-  for (std::size_t r = 0; r < Rank; ++r)
-    bad |= static_cast<std::uint64_t>(idx[r]) >= static_cast<std::uint64_t>(extents_[r]);
-  if (CUGUARD_IMPL_UNLIKELY(bad)) return detail::fail_access(*this, operation::access, 0, i0, rest...);
+  if (CUGUARD_IMPL_UNLIKELY(detail::access_fails(space_ok(), detail::alive(meta_.token), idx, extents_)))
+    return detail::fail_access(*this, operation::access, 0, i0, rest...);
   return data_[offset(idx)];
 }
 
@@ -43,7 +42,8 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE auto checked_view<T, Rank, Index>::
   static_assert(sizeof...(Rest) + 1 == Rank, "checked_view: wrong number of indices");
   const std::int64_t idx[Rank] = {i0.value, detail::index_value(rest)...};
   T* p = data_ + offset(idx);
-  if (CUGUARD_IMPL_UNLIKELY(!vector_ok<N>(idx, p))) {
+  if (CUGUARD_IMPL_UNLIKELY(detail::vector_access_fails<N>(space_ok(), detail::alive(meta_.token), idx, extents_,
+                                                           strides_, p))) {
     detail::fail_access(*this, operation::vector_load, N, i0, rest...);
     return vec<value_type, N>{};
   }
@@ -58,25 +58,12 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE auto checked_view<T, Rank, Index>::
   static_assert(sizeof...(Rest) + 1 == Rank, "checked_view: wrong number of indices");
   const std::int64_t idx[Rank] = {i0.value, detail::index_value(rest)...};
   T* p = data_ + offset(idx);
-  if (CUGUARD_IMPL_UNLIKELY(!vector_ok<N>(idx, p))) {
+  if (CUGUARD_IMPL_UNLIKELY(detail::vector_access_fails<N>(space_ok(), detail::alive(meta_.token), idx, extents_,
+                                                           strides_, p))) {
     detail::fail_access(*this, operation::vector_store, N, i0, rest...);
     return;
   }
   detail::write_vec<value_type, N>(p, x);
-}
-
-template <class T, std::size_t Rank, class Index>
-template <int N>
-CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE auto checked_view<T, Rank, Index>::vector_ok(
-    const std::int64_t (&idx)[Rank], const T* p) const noexcept -> bool {
-  bool bad = !space_ok();
-  bad |= !detail::alive(meta_.token);
-  bad |= strides_[Rank - 1] != 1;
-  for (std::size_t r = 0; r + 1 < Rank; ++r)
-    bad |= static_cast<std::uint64_t>(idx[r]) >= static_cast<std::uint64_t>(extents_[r]);
-  bad |= idx[Rank - 1] < 0 || idx[Rank - 1] > static_cast<std::int64_t>(extents_[Rank - 1]) - N;
-  bad |= (reinterpret_cast<std::uintptr_t>(p) % (sizeof(T) * N)) != 0;
-  return !bad;
 }
 
 #else

@@ -83,13 +83,15 @@ CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::check_shape(
     for (int k = 0; k < 2; ++k) {
       if (CUGUARD_IMPL_UNLIKELY(given[k] < 0)) {
         detail::fail_view(*this, violation_kind::invalid_argument, operation::make_view, static_cast<int>(r),
-                          {{k, given[k]}}, {{}, 0}, where);
+                          {given[k], 0, 0, k == 0 ? shape_figure::extent : shape_figure::stride}, {{}, 0}, where);
         make_empty();
         return false;
       }
       if (CUGUARD_IMPL_UNLIKELY(given[k] != kept[k])) {
         detail::fail_view(*this, violation_kind::index_overflow, operation::make_view, static_cast<int>(r),
-                          {{given[k], static_cast<std::int64_t>(detail::max_of<Index>), 2 + k}}, {{}, 0}, where);
+                          {given[k], 0, static_cast<std::int64_t>(detail::max_of<Index>),
+                           k == 0 ? shape_figure::extent : shape_figure::stride},
+                          {{}, 0}, where);
         make_empty();
         return false;
       }
@@ -112,14 +114,14 @@ CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::check_reach(
   // that an emptied view could have zeroed, which cost the checked gemm 15 registers.)
   if (CUGUARD_IMPL_UNLIKELY(data_ == nullptr && !detail::in_shared_memory(data_))) {
     detail::fail_view(*this, violation_kind::null_data, operation::make_view, -1,
-                      {{static_cast<std::int64_t>(count)}}, {{}, 0}, where);
+                      {static_cast<std::int64_t>(count), 0, 0, shape_figure::none}, {{}, 0}, where);
     return false;
   }
   if (CUGUARD_IMPL_UNLIKELY(largest > max || count > max)) {
     const bool offset = largest > max;
     detail::fail_view(*this, violation_kind::index_overflow, operation::make_view, -1,
-                      {{static_cast<std::int64_t>(offset ? largest : count), static_cast<std::int64_t>(max),
-                        offset ? 0 : 1}},
+                      {static_cast<std::int64_t>(offset ? largest : count), 0, static_cast<std::int64_t>(max),
+                       offset ? shape_figure::largest_offset : shape_figure::element_count},
                       {{}, 0}, where);
     return false;
   }

@@ -14,7 +14,8 @@ CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::slice(
   if constexpr (checks) {
     if (CUGUARD_IMPL_UNLIKELY(dim >= Rank)) return bad_dim(operation::slice, dim, where);
     if (CUGUARD_IMPL_UNLIKELY(begin < 0 || end < begin || end > extents_[dim])) {
-      detail::fail_view(*this, violation_kind::out_of_bounds, operation::slice, static_cast<int>(dim), {{begin, end}},
+      detail::fail_view(*this, violation_kind::out_of_bounds, operation::slice, static_cast<int>(dim),
+                        {begin, end, 0, shape_figure::none},
                         {{}, 0}, where);
       return emptied<Rank>();
     }
@@ -35,7 +36,8 @@ CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::select(
       return emptied<Rank - 1>();
     }
     if (CUGUARD_IMPL_UNLIKELY(i < 0 || i >= extents_[dim])) {
-      detail::fail_view(*this, violation_kind::out_of_bounds, operation::select, static_cast<int>(dim), {{i}},
+      detail::fail_view(*this, violation_kind::out_of_bounds, operation::select, static_cast<int>(dim),
+                        {i, 0, 0, shape_figure::none},
                         {{}, 0}, where);
       return emptied<Rank - 1>();
     }
@@ -120,7 +122,7 @@ CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::reshape(
         detail::fail_view(*this, violation_kind::non_contiguous, operation::reshape, -1, {}, shape, where);
       else
         detail::fail_view(*this, violation_kind::shape_mismatch, operation::reshape, -1,
-                          {{static_cast<std::int64_t>(size()), count}}, shape, where);
+                          {count, 0, static_cast<std::int64_t>(size()), shape_figure::none}, shape, where);
       return emptied<N>();
     }
   }

@@ -9,6 +9,7 @@
 #include <cuguard/detail/device_runtime.hpp>
 #include <cuguard/detail/fail.hpp>
 #include <cuguard/detail/launch_attribution.hpp>
+#include <cuguard/detail/completion.hpp>
 #include <cuguard/detail/pending.hpp>
 #include <cuguard/violation_error.hpp>
 #include <cuguard/violation.hpp>

@@ -7,6 +7,7 @@
 #include <cuguard/detail/host_hooks.hpp>
 #include <cuguard/detail/index_args.hpp>
 #include <cuguard/detail/lifetime_token.hpp>
+#include <cuguard/detail/completion.hpp>
 #include <cuguard/detail/pending.hpp>
 #include <cuguard/type_name.hpp>
 #include <cuguard/violation.hpp>
@@ -41,9 +42,13 @@ struct dims {
   int n;
 };
 
-/// Up to three numbers that detail a violation (violation::arg), passed by value.
-struct args {
-  std::int64_t v[3];
+/// The numbers of a failed view operation, by the names of violation's fields (value,
+/// value_end, limit, figure), passed by value.
+struct numbers {
+  std::int64_t value;
+  std::int64_t value_end;
+  std::int64_t limit;
+  shape_figure figure;
 };
 
 /// The element type's name as reports write it ("const float").
@@ -83,10 +88,10 @@ CUGUARD_HOST_DEVICE T& scratch() noexcept {
   return *reinterpret_cast<T*>(s.bytes);
 }
 
-/// The allocation behind a use_after_free record, from the token it recorded (arg[1], arg[2]).
+/// The allocation behind a use_after_free record, from the token it recorded (slot, generation).
 inline void describe_stale_allocation(violation& v) {
   if (v.kind != violation_kind::use_after_free || v.alloc_label[0] != '\0') return;
-  const lifetime_token t{static_cast<std::uint32_t>(v.arg[1]), static_cast<std::uint32_t>(v.arg[2])};
+  const lifetime_token t{v.slot, v.generation};
   if (!describe_allocation(t, v)) copy_text(v.alloc_label, "(slot reused since)");
 }
 
@@ -231,7 +236,7 @@ CUGUARD_IMPL_COLD CUGUARD_HOST_DEVICE typename View::element_type& fail_access(V
       [&](violation& v, pending& p) {
         fill_view(v, p, view);
         v.op = op;
-        v.arg[0] = width;
+        v.width = width;
         store_indices(v.index, i0.value, rest...);
         p.access = true;
         p.wrong_space = !view.space_ok();
@@ -256,11 +261,11 @@ CUGUARD_IMPL_COLD CUGUARD_HOST_DEVICE void fail_finite(View view, double value, 
         v.kind = violation_kind::non_finite;
         v.op = operation::expect_finite;
         store_indices(v.index, i0.value, rest...);
-        static_assert(sizeof value == sizeof v.arg[0], "double is 64 bits");
+        static_assert(sizeof value == sizeof v.value, "double is 64 bits");
 #if CUGUARD_IMPL_DEVICE_PASS
-        v.arg[0] = __double_as_longlong(value);
+        v.value = __double_as_longlong(value);
 #else
-        std::memcpy(&v.arg[0], &value, sizeof value);
+        std::memcpy(&v.value, &value, sizeof value);
 #endif
       },
       i0.where, view.launch_number());
@@ -269,7 +274,7 @@ CUGUARD_IMPL_COLD CUGUARD_HOST_DEVICE void fail_finite(View view, double value, 
 /// The cold side of the checks of view operations (construction, slice, select, permute,
 /// reshape, expect_contiguous, expect_shape).
 template <class View>
-CUGUARD_IMPL_COLD CUGUARD_HOST_DEVICE void fail_view(View view, violation_kind kind, operation op, int dim, args a,
+CUGUARD_IMPL_COLD CUGUARD_HOST_DEVICE void fail_view(View view, violation_kind kind, operation op, int dim, numbers n,
                                                      dims expected, cuda::std::source_location where) {
   report(
       [&](violation& v, pending& p) {
@@ -277,7 +282,10 @@ CUGUARD_IMPL_COLD CUGUARD_HOST_DEVICE void fail_view(View view, violation_kind k
         v.kind = kind;
         v.op = op;
         v.dim = dim;
-        for (int i = 0; i < 3; ++i) v.arg[i] = a.v[i];
+        v.value = n.value;
+        v.value_end = n.value_end;
+        v.limit = n.limit;
+        v.figure = n.figure;
         v.expected_rank = expected.n;
         for (int r = 0; r < expected.n; ++r) v.expected[r] = expected.v[r];
       },
@@ -294,8 +302,8 @@ CUGUARD_IMPL_NOINLINE void fail_allocation(View view, const allocation_span& fou
         v.op = operation::make_view;
         if (!describe_allocation(found.token, v)) v.alloc_bytes = static_cast<std::int64_t>(found.bytes);
         v.kind = violation_kind::out_of_bounds;
-        v.arg[1] = first_byte;
-        v.arg[2] = bytes;
+        v.address = first_byte;
+        v.bytes = bytes;
       },
       where);
 }
@@ -310,8 +318,8 @@ CUGUARD_IMPL_COLD CUGUARD_HOST_DEVICE void fail_bounded(Int value, Int bound, cu
         v.kind = violation_kind::out_of_bounds;
         v.op = operation::bounded;
         v.device = -1;
-        v.arg[0] = value;
-        v.arg[1] = bound;
+        v.value = value;
+        v.limit = bound;
       },
       where);
 }

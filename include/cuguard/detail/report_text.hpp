@@ -90,7 +90,7 @@ inline bool is_vector_access(const violation& v) {
 inline void append_access(text& out, const violation& v, const char* adjective) {
   out << adjective;
   if (is_vector_access(v))
-    out << operation_name(v.op) << " of " << v.arg[0] << " elements"
+    out << operation_name(v.op) << " of " << v.width << " elements"
         << (v.op == operation::vector_load ? " from " : " to ");
   else
     out << "access to ";
@@ -112,46 +112,46 @@ inline void append_released(text& out, const violation& v) {
   out << "allocation '" << v.alloc_label << "' (" << v.alloc_bytes << " bytes) was released";
 }
 
-// One headline per violation kind: what each kind recorded (see violation::arg) and how it reads.
+// One headline per violation kind: what each kind recorded (violation's named numbers) and how it reads.
 
 inline void append_out_of_bounds(text& out, const violation& v) {
   if (v.op == operation::access || is_vector_access(v)) {
     append_access(out, v, "out-of-bounds ");
     if (is_vector_access(v) && v.dim == v.rank - 1)
-      out << "dim " << v.dim << " range [" << v.index[v.dim] << ", " << v.index[v.dim] + v.arg[0]
+      out << "dim " << v.dim << " range [" << v.index[v.dim] << ", " << v.index[v.dim] + v.width
           << ") exceeds extent " << v.extent[v.dim];
     else
       append_index_vs_extent(out, v.dim, v.index[v.dim], v.extent[v.dim]);
   } else if (v.op == operation::slice) {
     out << "out-of-bounds slice of ";
     append_view(out, v);
-    out << ": dim " << v.dim << " range [" << v.arg[0] << ", " << v.arg[1] << ") is not within [0, "
+    out << ": dim " << v.dim << " range [" << v.value << ", " << v.value_end << ") is not within [0, "
         << v.extent[v.dim] << ")";
   } else if (v.op == operation::select) {
     out << "out-of-bounds select of ";
     append_view(out, v);
     out << ": ";
-    append_index_vs_extent(out, v.dim, v.arg[0], v.extent[v.dim]);
+    append_index_vs_extent(out, v.dim, v.value, v.extent[v.dim]);
   } else if (v.op == operation::bounded) {
-    out << "out-of-bounds index: bounded(" << v.arg[0] << ", " << v.arg[1] << ") needs 0 <= value < " << v.arg[1];
+    out << "out-of-bounds index: bounded(" << v.value << ", " << v.limit << ") needs 0 <= value < " << v.limit;
   } else { // make_view over part of a tracked allocation
     out << "out-of-bounds view ";
     append_view(out, v);
-    out << ": it spans bytes [" << v.arg[1] << ", " << v.arg[1] + v.arg[2] << ") of allocation '" << v.alloc_label
+    out << ": it spans bytes [" << v.address << ", " << v.address + v.bytes << ") of allocation '" << v.alloc_label
         << "' of " << v.alloc_bytes << " bytes";
   }
 }
 
 inline void append_index_overflow(text& out, const violation& v) {
   out << "index overflow in make_view of ";
-  if (v.arg[2] >= 2) { // one extent or stride (the view's shape holds it truncated)
-    out << '\'' << v.label << "': dim " << v.dim << (v.arg[2] == 2 ? " extent " : " stride ");
+  if (v.figure == shape_figure::extent || v.figure == shape_figure::stride) { // the view's shape holds it truncated
+    out << '\'' << v.label << "': dim " << v.dim << (v.figure == shape_figure::extent ? " extent " : " stride ");
   } else {
     append_view(out, v);
     append_strides(out, v);
-    out << (v.arg[2] == 0 ? ": largest offset " : ": element count ");
+    out << (v.figure == shape_figure::largest_offset ? ": largest offset " : ": element count ");
   }
-  out << v.arg[0] << " exceeds the index type's maximum " << v.arg[1];
+  out << v.value << " exceeds the index type's maximum " << v.limit;
 }
 
 inline void append_non_contiguous(text& out, const violation& v) {
@@ -171,7 +171,7 @@ inline void append_non_contiguous(text& out, const violation& v) {
 
 inline void append_misaligned(text& out, const violation& v) {
   append_access(out, v, "misaligned ");
-  out << "address " << hex{static_cast<unsigned long long>(v.arg[1])} << " is not " << v.arg[2] << "-byte aligned";
+  out << "address " << hex{static_cast<unsigned long long>(v.address)} << " is not " << v.bytes << "-byte aligned";
 }
 
 inline void append_use_after_free(text& out, const violation& v) {
@@ -200,8 +200,8 @@ inline void append_wrong_memory_space(text& out, const violation& v) {
   }
   if (v.space == memory_space::device) {
     out << "the view points to device " << v.device << " memory";
-    if (v.arg[1] == 1)
-      out << ", and the kernel runs on device " << v.arg[2];
+    if (v.op == operation::launch) // a kernel argument in device memory: another device's
+      out << ", and the kernel runs on device " << v.kernel_device;
     else
       out << ", which host code cannot access";
   } else {
@@ -216,7 +216,7 @@ inline void append_shape_mismatch(text& out, const violation& v) {
   append_list(out, v.expected, v.expected_rank);
   out << ']';
   if (v.op == operation::reshape)
-    out << ": " << v.arg[0] << " elements != " << v.arg[1] << " elements";
+    out << ": " << v.limit << " elements != " << v.value << " elements";
   else if (v.dim >= 0)
     out << ": dim " << v.dim << " extent " << v.extent[v.dim] << " != " << v.expected[v.dim];
   else
@@ -226,20 +226,20 @@ inline void append_shape_mismatch(text& out, const violation& v) {
 inline void append_null_data(text& out, const violation& v) {
   out << "null data: ";
   append_view(out, v);
-  out << " has " << v.arg[0] << " elements over a null pointer";
+  out << " has " << v.value << " elements over a null pointer";
 }
 
 inline void append_invalid_argument(text& out, const violation& v) {
   out << "invalid argument to " << operation_name(v.op);
   if (v.op == operation::release) {
-    out << ": " << hex{static_cast<unsigned long long>(v.arg[0])} << " is not a tracked allocation";
+    out << ": " << hex{static_cast<unsigned long long>(v.value)} << " is not a tracked allocation";
     return;
   }
   out << " of ";
   append_view(out, v);
   if (v.op == operation::make_view) {
     append_strides(out, v);
-    out << ": dim " << v.dim << (v.arg[0] == 0 ? " extent " : " stride ") << v.arg[1] << " < 0";
+    out << ": dim " << v.dim << (v.figure == shape_figure::extent ? " extent " : " stride ") << v.value << " < 0";
   } else if (v.op == operation::permute) {
     out << ": (";
     append_list(out, v.expected, v.expected_rank);
@@ -251,7 +251,7 @@ inline void append_invalid_argument(text& out, const violation& v) {
 
 inline void append_non_finite(text& out, const violation& v) {
   double value = 0;
-  std::memcpy(&value, &v.arg[0], sizeof value);
+  std::memcpy(&value, &v.value, sizeof value);
   char number[32];
   std::snprintf(number, sizeof number, "%g", value);
   out << "non-finite value " << number << " for ";

@@ -71,7 +71,7 @@ int main() {
   EXPECT(std::strcmp(v.label, "x") == 0 && v.extent[0] == 4 && v.stride[0] == 1);
 
   v = caught([&] { (void)x.load<2>(0, 1); }, kind::misaligned, __LINE__, "misaligned");
-  EXPECT(v.index[0] == 0 && v.index[1] == 1 && v.arg[2] == 8);
+  EXPECT(v.index[0] == 0 && v.index[1] == 1 && v.bytes == 8);
 
   auto heap = std::make_unique<float[]>(4);
   cuguard::track(heap.get(), 4 * sizeof(float), "hidden");

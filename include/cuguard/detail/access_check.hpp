@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: Apache-2.0
+// One element access, checked: the predicate device code evaluates at every access (one
+// accumulated condition, one unlikely branch), and beside it classify_access, which works out
+// on the host, from what the failed access recorded, which part of that predicate failed. The two
+// must agree; tests/host/access_check.test.cpp holds a table that fails each part once.
+#pragma once
+
+#include <cuguard/config.hpp>
+#include <cuguard/detail/index_args.hpp>
+#include <cuguard/detail/pending.hpp>
+#include <cuguard/violation.hpp>
+
+#include <cstddef>
+#include <cstdint>
+
+CUGUARD_IMPL_BEGIN_NAMESPACE
+namespace detail {
+
+/// True if an access of one element at `idx` must be reported: the memory cannot be read where
+/// the code runs, its allocation was released, or an index is outside its extent (negative
+/// indices too: as unsigned they are huge).
+template <std::size_t Rank, class Index>
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE bool access_fails(bool space_ok, bool alive, const std::int64_t (&idx)[Rank],
+                                                               const Index (&extents)[Rank]) noexcept {
+  bool bad = !space_ok;
+  bad |= !alive;
+  for (std::size_t r = 0; r < Rank; ++r)
+    bad |= static_cast<std::uint64_t>(idx[r]) >= static_cast<std::uint64_t>(extents[r]);
+  return bad;
+}
+
+/// True if an access of N consecutive elements at `idx`, address `p`, must be reported: as
+/// access_fails, with the innermost range [idx, idx + N) inside its extent, a unit inner stride
+/// and `p` aligned to the access's N * sizeof(T) bytes.
+template <int N, class T, std::size_t Rank, class Index>
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE bool vector_access_fails(bool space_ok, bool alive,
+                                                                      const std::int64_t (&idx)[Rank],
+                                                                      const Index (&extents)[Rank],
+                                                                      const Index (&strides)[Rank], const T* p) noexcept {
+  bool bad = !space_ok;
+  bad |= !alive;
+  bad |= strides[Rank - 1] != 1;
+  for (std::size_t r = 0; r + 1 < Rank; ++r)
+    bad |= static_cast<std::uint64_t>(idx[r]) >= static_cast<std::uint64_t>(extents[r]);
+  bad |= idx[Rank - 1] < 0 || idx[Rank - 1] > static_cast<std::int64_t>(extents[Rank - 1]) - N;
+  bad |= (reinterpret_cast<std::uintptr_t>(p) % (sizeof(T) * N)) != 0;
+  return bad;
+}
+
+/// Works out kind, dim and index origin of a failed element access from what was recorded, in
+/// the order of the predicate above: the memory space, then the allocation's lifetime, then the
+/// first index out of its extent, then (vector access) contiguity and alignment.
+CUGUARD_HOST_DEVICE inline void classify_access(violation& v, pending& p) noexcept {
+  if (!p.access) return;
+  p.access = false;
+  const int rank = v.rank;
+  const std::int64_t width = v.width;
+  if (p.wrong_space) {
+    v.kind = violation_kind::wrong_memory_space;
+    return;
+  }
+  if (p.stale) {
+    // The host fills the allocation from the token (describe_stale_allocation, through host_hooks).
+    v.kind = violation_kind::use_after_free;
+    v.slot = p.token.slot;
+    v.generation = p.token.generation;
+    return;
+  }
+  v.kind = violation_kind::out_of_bounds;
+  for (int r = 0; r < rank; ++r) {
+    const std::int64_t last = r == rank - 1 && width > 0 ? v.index[r] + width : v.index[r] + 1;
+    if (v.index[r] < 0 || last > v.extent[r]) {
+      v.dim = r;
+      break;
+    }
+  }
+  if (v.dim < 0 && width > 0) {
+    if (v.stride[rank - 1] != 1) {
+      v.kind = violation_kind::non_contiguous;
+    } else {
+      std::int64_t offset = 0;
+      for (int r = 0; r < rank; ++r) offset += v.index[r] * v.stride[r];
+      v.kind = violation_kind::misaligned;
+      v.address = static_cast<std::int64_t>(p.data + static_cast<std::uint64_t>(offset) * p.element_bytes);
+      v.bytes = static_cast<std::int64_t>(p.element_bytes) * width;
+    }
+  }
+  if (v.dim >= 0 && p.origins[v.dim].kind != index_origin::none) {
+    const origin_info& o = p.origins[v.dim];
+    v.origin = o.kind;
+    v.origin_rank = o.rank;
+    p.origin_label = address_of(o.label.text);
+    p.origin_label_on_host = o.label.on_host;
+    for (int r = 0; r < violation::max_rank; ++r) v.origin_index[r] = o.position[r];
+  }
+}
+
+} // namespace detail
+CUGUARD_IMPL_END_NAMESPACE
