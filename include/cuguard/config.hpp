@@ -22,12 +22,17 @@
 #  define CUGUARD_IMPL_CHECKS 0
 #endif
 
-// CUGUARD_ON_VIOLATION_THROW: a host-side violation throws cuguard::violation_error instead of
-// printing the report and aborting.
-#if defined(CUGUARD_ON_VIOLATION_THROW)
-#  define CUGUARD_IMPL_THROW 1
-#else
+// Host policy. By default a violation found in host code throws cuguard::violation_error, as
+// check() does for one recorded in device code: inside a PyTorch extension or a test runner it is
+// an exception, never a dead process. CUGUARD_ON_VIOLATION_ABORT: print the report to stderr and
+// abort instead. CUGUARD_ON_VIOLATION_THROW is accepted and means the default.
+#if defined(CUGUARD_ON_VIOLATION_ABORT) && defined(CUGUARD_ON_VIOLATION_THROW)
+#  error "define at most one of CUGUARD_ON_VIOLATION_ABORT and CUGUARD_ON_VIOLATION_THROW"
+#endif
+#if defined(CUGUARD_ON_VIOLATION_ABORT)
 #  define CUGUARD_IMPL_THROW 0
+#else
+#  define CUGUARD_IMPL_THROW 1
 #endif
 
 // CUGUARD_ON_DEVICE_VIOLATION_TRAP: a violation in device code traps (the kernel stops at once and
@@ -54,6 +59,9 @@
 
 // CUGUARD_LIFETIME_SLOTS: how many tracked allocations can be alive at once (host registry).
 #if defined(CUGUARD_LIFETIME_SLOTS)
+#  if !(CUGUARD_LIFETIME_SLOTS >= 2)
+#    error "CUGUARD_LIFETIME_SLOTS must be an integer of at least 2 (for example -DCUGUARD_LIFETIME_SLOTS=65536)"
+#  endif
 #  define CUGUARD_IMPL_LIFETIME_SLOTS CUGUARD_LIFETIME_SLOTS
 #else
 #  define CUGUARD_IMPL_LIFETIME_SLOTS 4096
@@ -122,21 +130,43 @@
 #endif
 
 // ---------------------------------------------------------------------------------------------
-// ABI namespace: checked and unchecked builds give every cuguard entity a different mangled
-// name, so a program that mixes them fails to link instead of silently breaking the ODR. The
-// number changes with the layout of a view or of the report channel (v1: views carry their
-// launch number, the channel the view's launch next to the device's; v2: the record holds the
-// allocation's size in alloc_bytes).
+// ABI namespace: every macro that changes inline code or shared state (checks, emulation, the
+// host and device policies, the lifetime table's size) gives every cuguard entity a different
+// mangled name, so a program that mixes translation units built differently fails to link
+// instead of silently breaking the ODR ("checked_v3", "checked_emulated_abort_trap_slots8_v3").
+// The number changes with the layout of a view or of the report channel (v1: views carry their
+// launch number; v2: the record holds the allocation's size; v3: the record's numbers by name).
 // ---------------------------------------------------------------------------------------------
-#if CUGUARD_IMPL_CHECKS && CUGUARD_IMPL_EMULATION
-#  define CUGUARD_IMPL_ABI checked_emulated_v2
-#elif CUGUARD_IMPL_CHECKS
-#  define CUGUARD_IMPL_ABI checked_v2
-#elif CUGUARD_IMPL_EMULATION
-#  define CUGUARD_IMPL_ABI unchecked_emulated_v2
+#if CUGUARD_IMPL_CHECKS
+#  define CUGUARD_IMPL_ABI_MODE checked
 #else
-#  define CUGUARD_IMPL_ABI unchecked_v2
+#  define CUGUARD_IMPL_ABI_MODE unchecked
 #endif
+#if CUGUARD_IMPL_EMULATION
+#  define CUGUARD_IMPL_ABI_EMULATION _emulated
+#else
+#  define CUGUARD_IMPL_ABI_EMULATION
+#endif
+#if CUGUARD_IMPL_THROW
+#  define CUGUARD_IMPL_ABI_HOST_POLICY
+#else
+#  define CUGUARD_IMPL_ABI_HOST_POLICY _abort
+#endif
+#if CUGUARD_IMPL_DEVICE_TRAP
+#  define CUGUARD_IMPL_ABI_DEVICE_POLICY _trap
+#else
+#  define CUGUARD_IMPL_ABI_DEVICE_POLICY
+#endif
+#if CUGUARD_IMPL_LIFETIME_SLOTS != 4096
+#  define CUGUARD_IMPL_ABI_SLOTS CUGUARD_IMPL_CAT(_slots, CUGUARD_IMPL_LIFETIME_SLOTS)
+#else
+#  define CUGUARD_IMPL_ABI_SLOTS
+#endif
+#define CUGUARD_IMPL_CAT6_(a, b, c, d, e, f) a##b##c##d##e##f
+#define CUGUARD_IMPL_CAT6(a, b, c, d, e, f) CUGUARD_IMPL_CAT6_(a, b, c, d, e, f)
+#define CUGUARD_IMPL_ABI                                                                               \
+  CUGUARD_IMPL_CAT6(CUGUARD_IMPL_ABI_MODE, CUGUARD_IMPL_ABI_EMULATION, CUGUARD_IMPL_ABI_HOST_POLICY,     \
+                    CUGUARD_IMPL_ABI_DEVICE_POLICY, CUGUARD_IMPL_ABI_SLOTS, _v3)
 #define CUGUARD_IMPL_BEGIN_NAMESPACE \
   namespace cuguard {                \
   inline namespace CUGUARD_IMPL_ABI {

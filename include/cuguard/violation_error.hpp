@@ -12,8 +12,8 @@
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
 
-/// Thrown for a violation found in host code when CUGUARD_ON_VIOLATION_THROW is defined, and by
-/// cuguard::check() for a violation recorded in device code.
+/// Thrown for a violation found in host code (unless CUGUARD_ON_VIOLATION_ABORT is defined), and
+/// by cuguard::check() for a violation recorded in device code.
 class violation_error : public std::exception {
  public:
   /// `note`: extra lines for what() (for example that the CUDA context was lost).
@@ -32,7 +32,8 @@ class violation_error : public std::exception {
 
 namespace detail {
 
-/// Host policy for a violation found in host code: throw, or print and abort.
+/// Host policy for a violation found in host code: throw (the default), or print and abort
+/// (CUGUARD_ON_VIOLATION_ABORT).
 [[noreturn]] inline void raise_host(const violation& v) {
 #if CUGUARD_IMPL_THROW
   throw violation_error(v);

@@ -155,16 +155,14 @@ def main():
     source = os.path.join(args.root, "tests", "layers", "view_alone.cpp")
     with tempfile.TemporaryDirectory() as tmp:
         for checks in (1, 0):
-            flags = ["-std=c++17", "-I", include, "-I", args.cccl, f"-DCUGUARD_ENABLE_CHECKS={checks}",
-                     "-DCUGUARD_ON_VIOLATION_THROW"]
+            flags = ["-std=c++17", "-I", include, "-I", args.cccl, f"-DCUGUARD_ENABLE_CHECKS={checks}"]
             check_header_alone(f"g++.checks{checks}", [args.cxx], flags, tmp, ".cpp")
             check(f"g++.checks{checks}", [args.cxx], flags, source, tmp, checks == 1)
             if args.nvcc:
                 cu = os.path.join(tmp, "view_alone.cu")
                 with open(cu, "w") as f:
                     f.write(f'#include "{source}"\n')
-                nv = ["-std=c++17", f"-arch=sm_{args.arch}", "-I", include, f"-DCUGUARD_ENABLE_CHECKS={checks}",
-                      "-DCUGUARD_ON_VIOLATION_THROW"]
+                nv = ["-std=c++17", f"-arch=sm_{args.arch}", "-I", include, f"-DCUGUARD_ENABLE_CHECKS={checks}"]
                 check_header_alone(f"nvcc.checks{checks}", [args.nvcc], nv, tmp, ".cu", device_state_expected=checks == 1)
                 check(f"nvcc.checks{checks}", [args.nvcc], nv, cu, tmp, checks == 1, device_state_expected=checks == 1)
                 check_launch_light(f"nvcc.checks{checks}", [args.nvcc], nv, tmp)

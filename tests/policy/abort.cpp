@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Default host policy: the report goes to stderr and the program aborts.
+// The abort policy (CUGUARD_ON_VIOLATION_ABORT): the report goes to stderr and the program aborts.
 #include <cuguard/cuguard.hpp>
 
 int main() {
