@@ -33,9 +33,17 @@ class device_buffer {
   device_buffer() = default;
 
   /// Allocates `count` elements (uninitialized) on the current device, in the order of `stream`.
+  /// The buffer keeps a copy of `label`. A count whose size in bytes does not fit an int64 throws
+  /// cuda_error (cudaErrorMemoryAllocation) before anything is allocated.
   device_buffer(std::size_t count, const char* label, cudaStream_t stream = nullptr,
                 cuda::std::source_location where = cuda::std::source_location::current())
-      : size_(count), label_(label != nullptr ? label : ""), stream_(stream) {
+      : size_(count), label_(detail::keep_label(label)), stream_(stream) {
+    constexpr std::size_t max_count = static_cast<std::size_t>(INT64_MAX) / sizeof(T);
+    if (count > max_count)
+      throw cuda_error(2, (detail::text("cuguard: cannot allocate device_buffer '")
+                           << label_ << "' of " << count << " elements of " << sizeof(T)
+                           << " bytes: its size exceeds " << INT64_MAX << " bytes")
+                              .c_str());
     void* p = nullptr;
     if (const detail::backend::status s = detail::backend::allocate_device(&p, bytes(), stream))
       detail::throw_cuda(s, detail::text("cannot allocate device_buffer '") << label_ << "' of " << bytes() << " bytes");
@@ -100,7 +108,12 @@ class device_buffer {
     if (const detail::backend::status s = detail::backend::copy(data_, src, count * sizeof(T), stream_))
       detail::throw_cuda(s, detail::text("copy to device_buffer '") << label_ << "' failed");
   }
-  void copy_from_host(const std::vector<T>& src) { copy_from_host(src.data(), src.size()); }
+  /// Copies a whole vector into the buffer: it must hold exactly size() elements (else
+  /// std::out_of_range, naming the buffer and both sizes).
+  void copy_from_host(const std::vector<T>& src) {
+    check_exact(src.size(), "copy_from_host");
+    copy_from_host(src.data(), src.size());
+  }
 
   /// Copies `count` elements of the buffer into host memory (synchronous).
   void copy_to_host(T* dst, std::size_t count) const {
@@ -122,6 +135,12 @@ class device_buffer {
     if (count > size_)
       throw std::out_of_range(std::string("cuguard::device_buffer::") + what + ": " + std::to_string(count) +
                               " elements do not fit '" + label_ + "' of " + std::to_string(size_) + " elements");
+  }
+  void check_exact(std::size_t count, const char* what) const {
+    if (count != size_)
+      throw std::out_of_range(std::string("cuguard::device_buffer::") + what + ": a vector of " +
+                              std::to_string(count) + " elements for '" + label_ + "' of " +
+                              std::to_string(size_) + " elements; pass a pointer and a count to copy part of it");
   }
   void reset_quietly() noexcept {
     try {

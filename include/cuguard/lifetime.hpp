@@ -18,6 +18,7 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -187,6 +188,22 @@ inline lifetime_registry& registry() {
   return *r;
 }
 
+} // namespace detail
+
+namespace detail {
+/// A copy of `label` that lives as long as the program (null: ""), for what keeps a label past
+/// the call that gave it: a buffer's views and their reports read it after the caller's string
+/// is gone, and after the buffer was released. Equal labels share one copy.
+inline const char* keep_label(const char* label) {
+  // Never destroyed: a report may be formatted during static destruction.
+  static std::mutex* mutex = new std::mutex;
+  static std::set<std::string, std::less<>>* labels = new std::set<std::string, std::less<>>;
+  std::lock_guard<std::mutex> lock(*mutex);
+  const char* text = label != nullptr ? label : "";
+  auto found = labels->find(text);
+  if (found == labels->end()) found = labels->emplace(text).first;
+  return found->c_str();
+}
 } // namespace detail
 
 /// Registers `bytes` bytes at `p` under `label`, so that views made over that memory carry a

@@ -46,6 +46,8 @@ inline emulated_memory& memory() {
 }
 
 inline status allocate_device(void** p, std::size_t bytes, cudaStream_t) {
+  *p = nullptr;
+  if (bytes > SIZE_MAX - 255) return 2; // cudaErrorMemoryAllocation: rounding up would wrap
   const std::size_t rounded = (bytes + 255) / 256 * 256;
   *p = std::aligned_alloc(256, rounded == 0 ? 256 : rounded);
   if (*p == nullptr) return 2; // cudaErrorMemoryAllocation
