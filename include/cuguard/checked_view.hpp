@@ -113,8 +113,10 @@ class checked_view {
   CUGUARD_HOST_DEVICE constexpr Index stride(std::size_t r) const noexcept { return strides_[r]; }
   /// Number of elements (the product of the extents).
   CUGUARD_HOST_DEVICE constexpr Index size() const noexcept {
+    // A valid view's count fits Index (checked builds check it); wrapping, so that an empty view
+    // whose other extents multiply past Index (extents {2^32, 2^32, 0}) is 0, not overflow.
     Index n = 1;
-    for (std::size_t r = 0; r < Rank; ++r) n *= extents_[r]; // a valid view's count fits Index (checked builds check it)
+    for (std::size_t r = 0; r < Rank; ++r) n = detail::wrapping_mul(n, extents_[r]);
     return n;
   }
   /// True if the view has no element.
@@ -374,7 +376,7 @@ class checked_view {
                                 const detail::integer* str);
 
   // Each extent and stride: not negative, and kept exactly by Index. Accumulates the largest
-  // offset and the element count, both saturated at the int64 maximum.
+  // offset and the element count, both saturated at 2^63 (above every Index maximum).
   CUGUARD_HOST_DEVICE bool check_shape(const location& where, const detail::integer* ext, const detail::integer* str,
                                        std::uint64_t& largest, std::uint64_t& count);
 

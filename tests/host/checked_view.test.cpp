@@ -474,3 +474,45 @@ CUGUARD_CHECKED_TEST("at reports the caller's line and the failing dimension") {
   REQUIRE(c.thrown);
   CHECK(c.what == "cuguard: out-of-bounds access to 'x' float[2, 3] at (1, 3): dim 1 index 3 >= extent 3" + at);
 }
+
+CUGUARD_CHECKED_TEST("int64 views whose element count or largest offset passes 2^63 are index_overflow, not wrapped") {
+  float x[64] = {};
+  cuguard_test::caught c;
+  // 2^32 x 2^32 elements: the count is 2^64 (it wrapped to 0 before).
+  CUGUARD_TEST_CATCH(c, (void)cuguard::make_view(x, {std::int64_t{1} << 32, std::int64_t{1} << 32}, "square"));
+  REQUIRE(c.thrown);
+  CHECK(c.report.kind == violation_kind::index_overflow);
+  CHECK(c.report.figure == cuguard::shape_figure::largest_offset);
+  CHECK(c.what.find("largest offset 9223372036854775808 or more exceeds the index type's maximum "
+                    "9223372036854775807") != std::string::npos);
+  CUGUARD_TEST_CATCH(c, (void)cuguard::make_view(x, {std::int64_t{1} << 33, std::int64_t{1} << 33, std::int64_t{1} << 33}, "cube"));
+  REQUIRE(c.thrown);
+  CHECK(c.report.kind == violation_kind::index_overflow);
+  // A stride of 2^62 over 4 elements: largest offset 3 * 2^62.
+  CUGUARD_TEST_CATCH(c, (void)cuguard::make_strided_view(x, {4}, {std::int64_t{1} << 62}, "far"));
+  REQUIRE(c.thrown);
+  CHECK(c.report.kind == violation_kind::index_overflow);
+  // A broadcast (stride 0) view of 2^63 - 1 elements is fine: its largest offset is 0.
+  CUGUARD_TEST_CATCH(c, (void)cuguard::make_strided_view(x, {INT64_MAX}, {0}, "broadcast"));
+  CHECK_FALSE(c.thrown);
+}
+
+CUGUARD_CHECKED_TEST("a reshape whose element count wraps is a shape_mismatch, not a view past the buffer") {
+  float buf[6] = {};
+  const auto f = cuguard::make_view(buf, {6}, "f");
+  cuguard_test::caught c;
+  // 9 * 6148914691236517206 wraps to 6 in 64 bits.
+  CUGUARD_TEST_CATCH(c, (void)f.reshape({9, 6148914691236517206}));
+  REQUIRE(c.thrown);
+  CHECK(c.report.kind == violation_kind::shape_mismatch);
+  CHECK(c.what.find(": 6 elements != more than 9223372036854775807 elements") != std::string::npos);
+  CUGUARD_TEST_CATCH(c, (void)f.reshape({2, 3}));
+  CHECK_FALSE(c.thrown);
+}
+
+TEST_CASE("size() of an empty view whose other extents multiply past the index type is 0") {
+  float x = 0;
+  const cuguard::checked_view<float, 3, int> v(&x, {1 << 20, 1 << 20, 0}, "empty");
+  CHECK(v.size() == 0);
+  CHECK(v.empty());
+}

@@ -76,7 +76,9 @@ template <class T, std::size_t Rank, class Index>
 CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::check_shape(
     const location& where, const detail::integer* ext, const detail::integer* str, std::uint64_t& largest,
     std::uint64_t& count) -> bool {
-  constexpr auto cap = static_cast<std::uint64_t>(detail::max_of<std::int64_t>);
+  // Both saturated at 2^63, above every Index maximum, so that check_reach sees any that is too
+  // big (a cap equal to the int64 maximum let every int64 view through).
+  constexpr std::uint64_t cap = std::uint64_t{1} << 63;
   for (std::size_t r = 0; r < Rank; ++r) {
     const std::int64_t given[2] = {ext ? ext[r].value : extents_[r], str ? str[r].value : strides_[r]};
     const std::int64_t kept[2] = {extents_[r], strides_[r]};
@@ -118,6 +120,7 @@ CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::check_reach(
     return false;
   }
   if (CUGUARD_IMPL_UNLIKELY(largest > max || count > max)) {
+    // The figure as unsigned bits: a saturated one (2^63) reads "or more" in the report.
     const bool offset = largest > max;
     detail::fail_view(*this, violation_kind::index_overflow, operation::make_view, -1,
                       {static_cast<std::int64_t>(offset ? largest : count), 0, static_cast<std::int64_t>(max),
@@ -135,10 +138,13 @@ auto checked_view<T, Rank, Index>::bind_allocation(const location& where, std::u
   meta_.space = found.space;
   meta_.device = found.device;
   if (!found.tracked) return;
-  const auto first = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(data_) - found.begin);
-  const auto bytes = static_cast<std::int64_t>((largest + 1) * sizeof(T));
-  if (CUGUARD_IMPL_UNLIKELY(first + bytes > static_cast<std::int64_t>(found.bytes))) {
-    detail::fail_allocation(*this, found, first, bytes, where);
+  // largest fits int64 here (check_reach); its bytes may not: saturated, as a view that large
+  // fits no allocation.
+  const std::uint64_t first = reinterpret_cast<std::uintptr_t>(data_) - found.begin;
+  constexpr std::uint64_t max_bytes = static_cast<std::uint64_t>(detail::max_of<std::int64_t>);
+  const std::uint64_t bytes = largest < max_bytes / sizeof(T) ? (largest + 1) * sizeof(T) : max_bytes;
+  if (CUGUARD_IMPL_UNLIKELY(bytes > found.bytes || first > found.bytes - bytes)) {
+    detail::fail_allocation(*this, found, static_cast<std::int64_t>(first), static_cast<std::int64_t>(bytes), where);
     return make_empty();
   }
   meta_.token = found.token;

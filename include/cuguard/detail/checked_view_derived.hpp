@@ -106,15 +106,25 @@ CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::reshape(
   Index ext[N] = {};
   Index str[N] = {};
   Index stride = 1;
-  std::int64_t count = 1;
   for (std::size_t r = N; r-- > 0;) {
     ext[r] = static_cast<Index>(extents[r].value);
     str[r] = stride;
     stride = detail::wrapping_mul(stride, ext[r]);
-    count = extents[r].value < 0 ? -1 : detail::wrapping_mul(count, extents[r].value);
   }
   if constexpr (checks) {
-    const bool bad_shape = count != static_cast<std::int64_t>(size());
+    // The element count asked for, saturated above the int64 maximum (a wrapped count could
+    // equal size()): reported as more than that maximum. A negative extent counts -1.
+    constexpr auto max = static_cast<std::uint64_t>(detail::max_of<std::int64_t>);
+    std::uint64_t asked = 1;
+    bool negative = false;
+    for (std::size_t r = 0; r < N; ++r) {
+      const auto e = static_cast<std::uint64_t>(extents[r].value);
+      negative |= extents[r].value < 0;
+      asked = e == 0 ? 0 : (asked > (max + 1) / e ? max + 1 : asked * e);
+    }
+    const bool past_max = !negative && asked > max;
+    const std::int64_t count = negative ? -1 : past_max ? static_cast<std::int64_t>(max) : static_cast<std::int64_t>(asked);
+    const bool bad_shape = negative || asked != static_cast<std::uint64_t>(size());
     if (CUGUARD_IMPL_UNLIKELY(!is_contiguous() || bad_shape)) {
       detail::dims shape{{}, static_cast<int>(N)};
       for (std::size_t r = 0; r < N; ++r) shape.v[r] = extents[r].value;
@@ -122,7 +132,9 @@ CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::reshape(
         detail::fail_view(*this, violation_kind::non_contiguous, operation::reshape, -1, {}, shape, where);
       else
         detail::fail_view(*this, violation_kind::shape_mismatch, operation::reshape, -1,
-                          {count, 0, static_cast<std::int64_t>(size()), shape_figure::none}, shape, where);
+                          {count, 0, static_cast<std::int64_t>(size()),
+                           past_max ? shape_figure::element_count : shape_figure::none},
+                          shape, where);
       return emptied<N>();
     }
   }

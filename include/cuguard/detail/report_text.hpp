@@ -151,7 +151,13 @@ inline void append_index_overflow(text& out, const violation& v) {
     append_strides(out, v);
     out << (v.figure == shape_figure::largest_offset ? ": largest offset " : ": element count ");
   }
-  out << v.value << " exceeds the index type's maximum " << v.limit;
+  if (v.figure == shape_figure::largest_offset || v.figure == shape_figure::element_count) {
+    const auto figure = static_cast<std::uint64_t>(v.value); // counted unsigned, saturated at 2^63
+    out << figure << (figure == std::uint64_t{1} << 63 ? " or more" : "");
+  } else {
+    out << v.value;
+  }
+  out << " exceeds the index type's maximum " << v.limit;
 }
 
 inline void append_non_contiguous(text& out, const violation& v) {
@@ -215,7 +221,9 @@ inline void append_shape_mismatch(text& out, const violation& v) {
   out << (v.op == operation::reshape ? " to [" : ": expected [");
   append_list(out, v.expected, v.expected_rank);
   out << ']';
-  if (v.op == operation::reshape)
+  if (v.op == operation::reshape && v.figure == shape_figure::element_count)
+    out << ": " << v.limit << " elements != more than " << v.value << " elements";
+  else if (v.op == operation::reshape)
     out << ": " << v.limit << " elements != " << v.value << " elements";
   else if (v.dim >= 0)
     out << ": dim " << v.dim << " extent " << v.extent[v.dim] << " != " << v.expected[v.dim];
