@@ -38,6 +38,10 @@ const row table[] = {
     {"four elements running past the inner extent", 4, true, true, {1, 6}, {8, 1}, violation_kind::out_of_bounds, 1},
     {"four elements with inner stride 4", 4, true, true, {1, 1}, {1, 4}, violation_kind::non_contiguous, -1},
     {"four elements at a 8-byte boundary", 4, true, true, {1, 2}, {8, 1}, violation_kind::misaligned, -1},
+    // Indices at the int64 edges name their own dimension (no overflow while classifying).
+    {"the int64 maximum as inner index", 0, true, true, {1, INT64_MAX}, {8, 1}, violation_kind::out_of_bounds, 1},
+    {"the int64 minimum as outer index", 0, true, true, {INT64_MIN, 2}, {8, 1}, violation_kind::out_of_bounds, 0},
+    {"four elements from the int64 maximum", 4, true, true, {1, INT64_MAX}, {8, 1}, violation_kind::out_of_bounds, 1},
 };
 
 } // namespace access_check_tests
@@ -48,8 +52,10 @@ TEST_CASE("the access predicate and classify_access agree on every part of the c
   const std::int64_t extents[2] = {4, 8};
   for (const row& r : table) {
     CAPTURE(r.what);
-    const std::int64_t offset = r.index[0] * r.stride[0] + r.index[1] * r.stride[1];
-    const float* p = buffer + offset;
+    // The address is only compared (alignment), never dereferenced: computed as an integer.
+    const std::uint64_t offset = static_cast<std::uint64_t>(r.index[0]) * static_cast<std::uint64_t>(r.stride[0]) +
+                                 static_cast<std::uint64_t>(r.index[1]) * static_cast<std::uint64_t>(r.stride[1]);
+    const auto* p = reinterpret_cast<const float*>(cuguard::detail::address_of(buffer) + offset * sizeof(float));
     const bool fails = r.width == 0
                            ? cuguard::detail::access_fails(r.space_ok, r.alive, r.index, extents)
                            : cuguard::detail::vector_access_fails<4>(r.space_ok, r.alive, r.index, extents, r.stride, p);

@@ -68,8 +68,9 @@ CUGUARD_HOST_DEVICE inline void classify_access(violation& v, pending& p) noexce
   }
   v.kind = violation_kind::out_of_bounds;
   for (int r = 0; r < rank; ++r) {
-    const std::int64_t last = r == rank - 1 && width > 0 ? v.index[r] + width : v.index[r] + 1;
-    if (v.index[r] < 0 || last > v.extent[r]) {
+    // Compared without adding to the index, which may be as large as the int64 maximum.
+    const std::int64_t elements = r == rank - 1 && width > 0 ? width : 1;
+    if (v.index[r] < 0 || v.index[r] > v.extent[r] - elements) {
       v.dim = r;
       break;
     }
