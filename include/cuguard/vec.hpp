@@ -26,7 +26,7 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE vec<T, N> read_vec(const P* p) noex
   return *reinterpret_cast<const vec<T, N>*>(p);
 #else
   vec<T, N> out;
-  std::memcpy(&out, p, sizeof out);
+  std::memcpy(static_cast<void*>(&out), p, sizeof out); // void*: T may be a class (__half)
   return out;
 #endif
 }
@@ -36,7 +36,7 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void write_vec(P* p, vec<T, N> x) n
 #if CUGUARD_IMPL_DEVICE_PASS
   *reinterpret_cast<vec<T, N>*>(p) = x;
 #else
-  std::memcpy(p, &x, sizeof x);
+  std::memcpy(static_cast<void*>(p), &x, sizeof x); // void*: -Wclass-memaccess for a class T (__half)
 #endif
 }
 } // namespace detail

@@ -46,6 +46,8 @@ __global__ void reverse_blocks(cuguard::checked_view<const int, 1> in, cuguard::
 // Every thread adds 1 to element 1 of four halves: an atomic on a 2-byte value must leave its
 // neighbours alone.
 __global__ void half_atomics(cuguard::checked_view<__half, 1> values) { atomicAdd(&values[1], __float2half(1.0f)); }
+// Vector accesses of a class type (__half): they must build with -Wall -Werror (-Wclass-memaccess).
+__global__ void half_pairs(cuguard::checked_view<__half, 1> values) { values.store<2>(values.load<2>(0), 2); }
 
 // Warp sum with __shfl_xor_sync, one atomicAdd per warp.
 __global__ void warp_sum(cuguard::checked_view<const int, 1> in, cuguard::checked_view<int, 1> total) {
@@ -139,6 +141,16 @@ TEST_CASE("atomicAdd on __half changes only its element") {
   CHECK(__half2float(h[1]) == 64.0f);
   CHECK(__half2float(h[2]) == 5.0f);
   CHECK(__half2float(h[3]) == 7.0f);
+}
+
+TEST_CASE("vector loads and stores of __half copy both halves") {
+  cuguard::device_buffer<__half> values(4, "values");
+  values.copy_from_host(std::vector<__half>{__float2half(1.5f), __float2half(2.5f), __float2half(0.0f), __float2half(0.0f)});
+  cuguard::launch(device_tests::half_pairs, 1, 1, values.view());
+  cuguard::check();
+  const std::vector<__half> h = values.to_host();
+  CHECK(__half2float(h[2]) == 1.5f);
+  CHECK(__half2float(h[3]) == 2.5f);
 }
 
 TEST_CASE("__shfl_sync, __shfl_down_sync and __ballot_sync follow CUDA's lane rules") {
