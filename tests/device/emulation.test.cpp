@@ -131,26 +131,29 @@ TEST_CASE("__shfl_xor_sync and atomicAdd compute a sum") {
   CHECK(total.to_host()[0] == 256 * 257 / 2);
 }
 
-TEST_CASE("atomicAdd on __half changes only its element") {
-  cuguard::device_buffer<__half> values(4, "values");
-  values.copy_from_host(std::vector<__half>{__float2half(3.0f), __float2half(0.0f), __float2half(5.0f), __float2half(7.0f)});
-  cuguard::launch(device_tests::half_atomics, 1, 64, values.view());
+namespace device_tests {
+/// Runs `kernel` with `threads` threads over four __half values, and returns them as floats.
+inline std::vector<float> run_on_halves(void (*kernel)(cuguard::checked_view<__half, 1>), int threads,
+                                        const std::vector<float>& start) {
+  std::vector<__half> in;
+  for (float f : start) in.push_back(__float2half(f));
+  cuguard::device_buffer<__half> values(in.size(), "values");
+  values.copy_from_host(in);
+  cuguard::launch(kernel, 1, threads, values.view());
   cuguard::check();
-  const std::vector<__half> h = values.to_host();
-  CHECK(__half2float(h[0]) == 3.0f);
-  CHECK(__half2float(h[1]) == 64.0f);
-  CHECK(__half2float(h[2]) == 5.0f);
-  CHECK(__half2float(h[3]) == 7.0f);
+  std::vector<float> out;
+  for (__half h : values.to_host()) out.push_back(__half2float(h));
+  return out;
+}
+} // namespace device_tests
+
+TEST_CASE("atomicAdd on __half changes only its element") {
+  CHECK(device_tests::run_on_halves(device_tests::half_atomics, 64, {3, 0, 5, 7}) == std::vector<float>{3, 64, 5, 7});
 }
 
 TEST_CASE("vector loads and stores of __half copy both halves") {
-  cuguard::device_buffer<__half> values(4, "values");
-  values.copy_from_host(std::vector<__half>{__float2half(1.5f), __float2half(2.5f), __float2half(0.0f), __float2half(0.0f)});
-  cuguard::launch(device_tests::half_pairs, 1, 1, values.view());
-  cuguard::check();
-  const std::vector<__half> h = values.to_host();
-  CHECK(__half2float(h[2]) == 1.5f);
-  CHECK(__half2float(h[3]) == 2.5f);
+  CHECK(device_tests::run_on_halves(device_tests::half_pairs, 1, {1.5f, 2.5f, 0, 0}) ==
+        std::vector<float>{1.5f, 2.5f, 1.5f, 2.5f});
 }
 
 TEST_CASE("__shfl_sync, __shfl_down_sync and __ballot_sync follow CUDA's lane rules") {
