@@ -363,6 +363,10 @@ class checked_view {
   CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void vector_store(vec<value_type, N> x, const First& i0,
                                                                  Rest... rest) const;
 
+  // The predicate of a vector access of N elements at idx, address p (detail/access_check.hpp).
+  template <int N>
+  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE bool vector_fails(const std::int64_t (&idx)[Rank], const T* p) const noexcept;
+
   // After a failed construction check (which returns in device code): no element to reach.
   CUGUARD_HOST_DEVICE void make_empty() noexcept {
     for (std::size_t r = 0; r < Rank; ++r) extents_[r] = strides_[r] = 0;

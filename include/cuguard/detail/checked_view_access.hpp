@@ -42,8 +42,7 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE auto checked_view<T, Rank, Index>::
   static_assert(sizeof...(Rest) + 1 == Rank, "checked_view: wrong number of indices");
   const std::int64_t idx[Rank] = {i0.value, detail::index_value(rest)...};
   T* p = data_ + offset(idx);
-  if (CUGUARD_IMPL_UNLIKELY(detail::vector_access_fails<N>(space_ok(), detail::alive(meta_.token), idx, extents_,
-                                                           strides_, p))) {
+  if (CUGUARD_IMPL_UNLIKELY(vector_fails<N>(idx, p))) {
     detail::fail_access(*this, operation::vector_load, N, i0, rest...);
     return vec<value_type, N>{};
   }
@@ -58,12 +57,18 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE auto checked_view<T, Rank, Index>::
   static_assert(sizeof...(Rest) + 1 == Rank, "checked_view: wrong number of indices");
   const std::int64_t idx[Rank] = {i0.value, detail::index_value(rest)...};
   T* p = data_ + offset(idx);
-  if (CUGUARD_IMPL_UNLIKELY(detail::vector_access_fails<N>(space_ok(), detail::alive(meta_.token), idx, extents_,
-                                                           strides_, p))) {
+  if (CUGUARD_IMPL_UNLIKELY(vector_fails<N>(idx, p))) {
     detail::fail_access(*this, operation::vector_store, N, i0, rest...);
     return;
   }
   detail::write_vec<value_type, N>(p, x);
+}
+
+template <class T, std::size_t Rank, class Index>
+template <int N>
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE auto checked_view<T, Rank, Index>::vector_fails(
+    const std::int64_t (&idx)[Rank], const T* p) const noexcept -> bool {
+  return detail::vector_access_fails<N>(space_ok(), detail::alive(meta_.token), idx, extents_, strides_, p);
 }
 
 #else
