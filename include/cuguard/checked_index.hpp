@@ -119,6 +119,21 @@ index_from(const View& indices, const I (&idx)[Rank],
   return detail::index_from_array(indices, idx, where, std::make_index_sequence<Rank>{});
 }
 
+namespace detail {
+/// 0 <= value < bound, compared as the numbers they are (a size_t above the int64 maximum too).
+template <class I, class B>
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE constexpr bool in_bound(I value, B bound) noexcept {
+  const auto v = static_cast<std::int64_t>(value);
+  const auto b = static_cast<std::int64_t>(bound);
+  const auto uv = static_cast<std::uint64_t>(value);
+  const auto ub = static_cast<std::uint64_t>(bound);
+  if constexpr (std::is_signed<I>::value && std::is_signed<B>::value) return v >= 0 && v < b;
+  else if constexpr (std::is_signed<I>::value) return v >= 0 && uv < ub;
+  else if constexpr (std::is_signed<B>::value) return b > 0 && uv < ub;
+  else return uv < ub;
+}
+} // namespace detail
+
 /// Checks 0 <= value < bound here (a violation reported at the caller's line otherwise) and
 /// returns value as a checked_index that remembers the bound.
 template <class I, class B>
@@ -127,7 +142,8 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE checked_index<I> bounded(
   static_assert(detail::is_integer_v<I> && detail::is_integer_v<B>, "bounded: value and bound must be integers");
   const auto v = static_cast<std::int64_t>(value);
   const auto b = static_cast<std::int64_t>(bound);
-  if (CUGUARD_IMPL_UNLIKELY(v < 0 || v >= b)) detail::fail_bounded(v, b, where);
+  if (CUGUARD_IMPL_UNLIKELY(!detail::in_bound(value, bound)))
+    detail::fail_bounded(v, b, !std::is_signed<I>::value, !std::is_signed<B>::value, where);
   detail::origin_info origin{};
   origin.kind = index_origin::bounded;
   origin.position[0] = b;

@@ -241,12 +241,14 @@ class checked_view {
   // and execution goes on, so the operation then returns an empty view of the same label (every
   // access to it is reported again) instead of computing with the bad arguments.
 
-  /// Elements [begin, end) of dimension `dim`.
-  CUGUARD_HOST_DEVICE checked_view slice(std::size_t dim, Index begin, Index end,
+  /// Elements [begin, end) of dimension `dim`. Arguments are taken as int64 and checked before
+  /// they are narrowed to Index (an int32 view's `slice(0, 0, 1LL << 32)` is reported). An empty
+  /// slice at the end (begin == extent) keeps the view's data pointer.
+  CUGUARD_HOST_DEVICE checked_view slice(std::size_t dim, std::int64_t begin, std::int64_t end,
                                          location where = location::current()) const;
 
-  /// The view at index i of dimension `dim`, one rank lower.
-  CUGUARD_HOST_DEVICE checked_view<T, Rank - 1, Index> select(std::size_t dim, Index i,
+  /// The view at index i of dimension `dim`, one rank lower (i taken as int64, as in slice).
+  CUGUARD_HOST_DEVICE checked_view<T, Rank - 1, Index> select(std::size_t dim, std::int64_t i,
                                                              location where = location::current()) const;
 
   /// The same elements with dimensions reordered: dimension r of the result is dimension
@@ -333,6 +335,12 @@ class checked_view {
   CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE I offset(const I (&idx)[Rank]) const noexcept {
     return offset(idx, std::make_index_sequence<Rank>{});
   }
+  // The same in unsigned arithmetic, which wraps: for indices not yet checked.
+  template <std::size_t... K>
+  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE std::uint64_t wrapping_offset(const std::int64_t (&idx)[Rank],
+                                                                             std::index_sequence<K...>) const noexcept {
+    return ((static_cast<std::uint64_t>(idx[K]) * static_cast<std::uint64_t>(strides_[K])) + ...);
+  }
 
 #if !CUGUARD_IMPL_CHECKS
   template <class I, std::size_t... K>
@@ -363,9 +371,9 @@ class checked_view {
   CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void vector_store(vec<value_type, N> x, const First& i0,
                                                                  Rest... rest) const;
 
-  // The predicate of a vector access of N elements at idx, address p (detail/access_check.hpp).
+  // The predicate of a vector access of N elements at idx (detail/access_check.hpp).
   template <int N>
-  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE bool vector_fails(const std::int64_t (&idx)[Rank], const T* p) const noexcept;
+  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE bool vector_fails(const std::int64_t (&idx)[Rank]) const noexcept;
 
   // After a failed construction check (which returns in device code): no element to reach.
   CUGUARD_HOST_DEVICE void make_empty() noexcept {

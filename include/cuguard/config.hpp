@@ -133,9 +133,10 @@
 // ABI namespace: every macro that changes inline code or shared state (checks, emulation, the
 // host and device policies, the lifetime table's size) gives every cuguard entity a different
 // mangled name, so a program that mixes translation units built differently fails to link
-// instead of silently breaking the ODR ("checked_v3", "checked_emulated_abort_trap_slots8_v3").
+// instead of silently breaking the ODR ("checked_v4", "checked_emulated_abort_trap_slots8_v4").
 // The number changes with the layout of a view or of the report channel (v1: views carry their
-// launch number; v2: the record holds the allocation's size; v3: the record's numbers by name).
+// launch number; v2: the record holds the allocation's size; v3: the record's numbers by name;
+// v4: bounded records whether its value and bound are unsigned).
 // ---------------------------------------------------------------------------------------------
 #if CUGUARD_IMPL_CHECKS
 #  define CUGUARD_IMPL_ABI_MODE checked
@@ -166,7 +167,7 @@
 #define CUGUARD_IMPL_CAT6(a, b, c, d, e, f) CUGUARD_IMPL_CAT6_(a, b, c, d, e, f)
 #define CUGUARD_IMPL_ABI                                                                               \
   CUGUARD_IMPL_CAT6(CUGUARD_IMPL_ABI_MODE, CUGUARD_IMPL_ABI_EMULATION, CUGUARD_IMPL_ABI_HOST_POLICY,     \
-                    CUGUARD_IMPL_ABI_DEVICE_POLICY, CUGUARD_IMPL_ABI_SLOTS, _v3)
+                    CUGUARD_IMPL_ABI_DEVICE_POLICY, CUGUARD_IMPL_ABI_SLOTS, _v4)
 #define CUGUARD_IMPL_BEGIN_NAMESPACE \
   namespace cuguard {                \
   inline namespace CUGUARD_IMPL_ABI {

@@ -109,13 +109,16 @@ class lifetime_registry final : public host_hooks {
     raise_host(v);
   }
 
-  /// The live allocation containing `p`. Released ones are not searched: their memory may
-  /// have been handed out again by an allocator cuguard does not see.
-  allocation_span locate(const void* p) const override {
+  /// The live allocation containing `p`, or else the first that begins within `bytes` of it.
+  /// Released ones are not searched: their memory may have been handed out again by an
+  /// allocator cuguard does not see.
+  allocation_span locate(const void* p, std::size_t bytes) const override {
     if (tracked_.load(std::memory_order_relaxed) != 0) {
       const auto addr = reinterpret_cast<std::uintptr_t>(p);
       std::lock_guard<std::mutex> lock(mutex_);
-      if (auto slot = containing(live_, addr)) {
+      std::uint32_t slot = containing(live_, addr);
+      if (slot == 0) slot = first_within(addr, bytes);
+      if (slot != 0) {
         const allocation_info& info = infos_[slot];
         allocation_span r;
         r.tracked = true;
@@ -127,7 +130,7 @@ class lifetime_registry final : public host_hooks {
         return r;
       }
     }
-    return host_hooks::locate(p);
+    return host_hooks::locate(p, bytes);
   }
 
   /// Fills the allocation fields of `v` for `t`: a live allocation, or a released one whose
@@ -161,6 +164,12 @@ class lifetime_registry final : public host_hooks {
     --it;
     const std::size_t bytes = infos_[it->second].bytes;
     return addr - it->first < (bytes == 0 ? 1 : bytes) ? it->second : 0;
+  }
+
+  // The first live allocation that begins in (addr, addr + bytes), 0 if none.
+  std::uint32_t first_within(std::uintptr_t addr, std::size_t bytes) const {
+    auto it = live_.upper_bound(addr);
+    return it != live_.end() && it->first - addr < bytes ? it->second : 0;
   }
 
   void forget_released(std::uint32_t slot) {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// make_view and make_strided_view: views over existing memory, `make_view(p, {rows, cols}, "x")`.
+// make_view and make_strided_view: views over existing memory, `make_view(p, {rows, cols}, "x")`;
+// make_view32 and make_strided_view32 for 32-bit indexing.
 #pragma once
 
 #include <cuguard/checked_view.hpp>
@@ -9,6 +10,7 @@
 #include <cuda/std/source_location>
 
 #include <cstddef>
+#include <cstdint>
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
 
@@ -40,6 +42,40 @@ CUGUARD_HOST_DEVICE checked_view<T, Rank> make_strided_view(
     T* data, const I (&extents)[Rank], const J (&strides)[Rank], const char* label,
     cuda::std::source_location where = cuda::std::source_location::current()) {
   return checked_view<T, Rank>(data, detail::to_integers(extents).v, detail::to_integers(strides).v, label, where);
+}
+
+/// The same views with 32-bit extents, strides and offsets (checked_view<T, Rank, int>), as
+/// PyTorch's packed_accessor32: `make_view32(p, {rows, cols}, "x")`. Index arithmetic in 32 bits
+/// is cheaper on the GPU; checked builds report a shape whose extents, strides, largest offset
+/// or element count do not fit (index_overflow), where unchecked code would wrap.
+template <std::size_t Rank, class T>
+CUGUARD_HOST_DEVICE checked_view<T, Rank, std::int32_t> make_view32(
+    T* data, const detail::integer (&extents)[Rank], const char* label,
+    cuda::std::source_location where = cuda::std::source_location::current()) {
+  return checked_view<T, Rank, std::int32_t>(data, extents, label, where);
+}
+
+template <class I, std::size_t Rank, class T>
+CUGUARD_HOST_DEVICE checked_view<T, Rank, std::int32_t> make_view32(
+    T* data, const I (&extents)[Rank], const char* label,
+    cuda::std::source_location where = cuda::std::source_location::current()) {
+  return checked_view<T, Rank, std::int32_t>(data, detail::to_integers(extents).v, label, where);
+}
+
+/// A strided view with 32-bit extents and strides (see make_view32).
+template <std::size_t Rank, class T>
+CUGUARD_HOST_DEVICE checked_view<T, Rank, std::int32_t> make_strided_view32(
+    T* data, const detail::integer (&extents)[Rank], const detail::integer (&strides)[Rank], const char* label,
+    cuda::std::source_location where = cuda::std::source_location::current()) {
+  return checked_view<T, Rank, std::int32_t>(data, extents, strides, label, where);
+}
+
+template <class I, class J, std::size_t Rank, class T>
+CUGUARD_HOST_DEVICE checked_view<T, Rank, std::int32_t> make_strided_view32(
+    T* data, const I (&extents)[Rank], const J (&strides)[Rank], const char* label,
+    cuda::std::source_location where = cuda::std::source_location::current()) {
+  return checked_view<T, Rank, std::int32_t>(data, detail::to_integers(extents).v, detail::to_integers(strides).v,
+                                             label, where);
 }
 
 CUGUARD_IMPL_END_NAMESPACE

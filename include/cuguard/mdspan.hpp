@@ -52,12 +52,15 @@ struct mdspan_for {
 template <class T, std::size_t Rank, class Index = std::int64_t>
 using mdspan_of = typename detail::mdspan_for<T, Rank, Index, void>::type;
 
-/// A view of an mdspan with a strided layout and the default accessor.
+/// A view of an mdspan with a strided layout and the default accessor. The view's Index is the
+/// mdspan's index type, or its signed twin where that is unsigned (the size_t extents that
+/// class template argument deduction gives `mdspan(p, 2, 3)` make an int64 view); checked builds
+/// report an extent or stride the Index cannot hold.
 template <class T, class Extents, class Layout, class Accessor>
-CUGUARD_HOST_DEVICE checked_view<T, Extents::rank(), typename Extents::index_type> make_view(
+CUGUARD_HOST_DEVICE checked_view<T, Extents::rank(), std::make_signed_t<typename Extents::index_type>> make_view(
     const cuda::std::mdspan<T, Extents, Layout, Accessor>& m, const char* label,
     cuda::std::source_location where = cuda::std::source_location::current()) {
-  return checked_view<T, Extents::rank(), typename Extents::index_type>(m, label, where);
+  return checked_view<T, Extents::rank(), std::make_signed_t<typename Extents::index_type>>(m, label, where);
 }
 
 CUGUARD_IMPL_END_NAMESPACE

@@ -111,6 +111,8 @@ struct violation {
   /// the view's element count (reshape).
   std::int64_t limit;
   shape_figure figure;     ///< make_view (invalid_argument, index_overflow): what `value` is
+  bool value_unsigned;     ///< bounded: `value` holds an unsigned number (read its bits as uint64)
+  bool limit_unsigned;     ///< bounded: `limit` holds an unsigned number
   /// misaligned: the element's address; make_view over part of a tracked allocation: the view's
   /// first byte in it.
   std::int64_t address;

@@ -55,10 +55,10 @@ TEST_CASE("the access predicate and classify_access agree on every part of the c
     // The address is only compared (alignment), never dereferenced: computed as an integer.
     const std::uint64_t offset = static_cast<std::uint64_t>(r.index[0]) * static_cast<std::uint64_t>(r.stride[0]) +
                                  static_cast<std::uint64_t>(r.index[1]) * static_cast<std::uint64_t>(r.stride[1]);
-    const auto* p = reinterpret_cast<const float*>(cuguard::detail::address_of(buffer) + offset * sizeof(float));
+    const std::uint64_t address = cuguard::detail::address_of(buffer) + offset * sizeof(float);
     const bool fails = r.width == 0
                            ? cuguard::detail::access_fails(r.space_ok, r.alive, r.index, extents)
-                           : cuguard::detail::vector_access_fails<4>(r.space_ok, r.alive, r.index, extents, r.stride, p);
+                           : cuguard::detail::vector_access_fails<4, float>(r.space_ok, r.alive, r.index, extents, r.stride, address);
     CHECK(fails == (r.kind != violation_kind::none));
     if (!fails) continue;
 
@@ -80,7 +80,7 @@ TEST_CASE("the access predicate and classify_access agree on every part of the c
     CHECK(v.dim == r.dim);
     if (r.kind == violation_kind::use_after_free) CHECK((v.slot == 3 && v.generation == 7));
     if (r.kind == violation_kind::misaligned) {
-      CHECK(v.address == static_cast<std::int64_t>(cuguard::detail::address_of(p)));
+      CHECK(v.address == static_cast<std::int64_t>(address));
       CHECK(v.bytes == 16);
     }
     CHECK_FALSE(pending.access); // classified once

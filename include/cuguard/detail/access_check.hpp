@@ -29,21 +29,23 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE bool access_fails(bool space_ok, bo
   return bad;
 }
 
-/// True if an access of N consecutive elements at `idx`, address `p`, must be reported: as
-/// access_fails, with the innermost range [idx, idx + N) inside its extent, a unit inner stride
-/// and `p` aligned to the access's N * sizeof(T) bytes.
+/// True if an access of N consecutive elements of T at `idx`, at byte address `address`, must be
+/// reported: as access_fails, with the innermost range [idx, idx + N) inside its extent, a unit
+/// inner stride and the address aligned to the access's N * sizeof(T) bytes. The address is an
+/// integer (computed with wrap-around), so that no pointer is formed before the check passes.
 template <int N, class T, std::size_t Rank, class Index>
 CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE bool vector_access_fails(bool space_ok, bool alive,
                                                                       const std::int64_t (&idx)[Rank],
                                                                       const Index (&extents)[Rank],
-                                                                      const Index (&strides)[Rank], const T* p) noexcept {
+                                                                      const Index (&strides)[Rank],
+                                                                      std::uint64_t address) noexcept {
   bool bad = !space_ok;
   bad |= !alive;
   bad |= strides[Rank - 1] != 1;
   for (std::size_t r = 0; r + 1 < Rank; ++r)
     bad |= static_cast<std::uint64_t>(idx[r]) >= static_cast<std::uint64_t>(extents[r]);
   bad |= idx[Rank - 1] < 0 || idx[Rank - 1] > static_cast<std::int64_t>(extents[Rank - 1]) - N;
-  bad |= (reinterpret_cast<std::uintptr_t>(p) % (sizeof(T) * N)) != 0;
+  bad |= address % (sizeof(T) * N) != 0;
   return bad;
 }
 

@@ -41,12 +41,11 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE auto checked_view<T, Rank, Index>::
     const First& i0, Rest... rest) const -> vec<value_type, N> {
   static_assert(sizeof...(Rest) + 1 == Rank, "checked_view: wrong number of indices");
   const std::int64_t idx[Rank] = {i0.value, detail::index_value(rest)...};
-  T* p = data_ + offset(idx);
-  if (CUGUARD_IMPL_UNLIKELY(vector_fails<N>(idx, p))) {
+  if (CUGUARD_IMPL_UNLIKELY(vector_fails<N>(idx))) {
     detail::fail_access(*this, operation::vector_load, N, i0, rest...);
     return vec<value_type, N>{};
   }
-  return detail::read_vec<value_type, N>(p);
+  return detail::read_vec<value_type, N>(data_ + offset(idx));
 }
 
 template <class T, std::size_t Rank, class Index>
@@ -56,19 +55,20 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE auto checked_view<T, Rank, Index>::
   static_assert(!std::is_const<T>::value, "checked_view: cannot store through a view of const elements");
   static_assert(sizeof...(Rest) + 1 == Rank, "checked_view: wrong number of indices");
   const std::int64_t idx[Rank] = {i0.value, detail::index_value(rest)...};
-  T* p = data_ + offset(idx);
-  if (CUGUARD_IMPL_UNLIKELY(vector_fails<N>(idx, p))) {
+  if (CUGUARD_IMPL_UNLIKELY(vector_fails<N>(idx))) {
     detail::fail_access(*this, operation::vector_store, N, i0, rest...);
     return;
   }
-  detail::write_vec<value_type, N>(p, x);
+  detail::write_vec<value_type, N>(data_ + offset(idx), x);
 }
 
 template <class T, std::size_t Rank, class Index>
 template <int N>
 CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE auto checked_view<T, Rank, Index>::vector_fails(
-    const std::int64_t (&idx)[Rank], const T* p) const noexcept -> bool {
-  return detail::vector_access_fails<N>(space_ok(), detail::alive(meta_.token), idx, extents_, strides_, p);
+    const std::int64_t (&idx)[Rank]) const noexcept -> bool {
+  // The address in wrapping unsigned arithmetic: the indices may be far out of range.
+  const std::uint64_t address = detail::address_of(data_) + wrapping_offset(idx, std::make_index_sequence<Rank>{}) * sizeof(T);
+  return detail::vector_access_fails<N, T>(space_ok(), detail::alive(meta_.token), idx, extents_, strides_, address);
 }
 
 #else

@@ -48,11 +48,16 @@ CUGUARD_HOST_DEVICE checked_view<T, Rank, Index>::checked_view(const M& m, const
     static_assert(traits::default_accessor, "checked_view: only mdspans with the default accessor can be viewed");
     static_assert(traits::strided, "checked_view: only strided mdspan layouts can be viewed");
     data_ = m.data_handle();
+    // The mdspan's numbers as given, for init to check what Index kept of them.
+    detail::integer ext[Rank];
+    detail::integer str[Rank];
     for (std::size_t r = 0; r < Rank; ++r) {
-      extents_[r] = static_cast<Index>(m.extent(r));
-      strides_[r] = static_cast<Index>(m.stride(r));
+      ext[r] = detail::integer(m.extent(r));
+      str[r] = detail::integer(m.stride(r));
+      extents_[r] = static_cast<Index>(ext[r].value);
+      strides_[r] = static_cast<Index>(str[r].value);
     }
-    init(label, where, nullptr, nullptr);
+    init(label, where, ext, str);
   }
 }
 
@@ -134,15 +139,17 @@ CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::check_reach(
 #if !CUGUARD_IMPL_DEVICE_PASS
 template <class T, std::size_t Rank, class Index>
 auto checked_view<T, Rank, Index>::bind_allocation(const location& where, std::uint64_t largest) -> void {
-  const detail::allocation_span found = detail::locate_allocation(data_);
+  // largest fits int64 here (check_reach); the bytes the view spans may not: saturated, as a
+  // view that large fits no allocation.
+  constexpr std::uint64_t max_bytes = static_cast<std::uint64_t>(detail::max_of<std::int64_t>);
+  const std::uint64_t bytes = largest < max_bytes / sizeof(T) ? (largest + 1) * sizeof(T) : max_bytes;
+  // The allocation holding data_, or one the view runs into from before it.
+  const detail::allocation_span found = detail::locate_allocation(data_, static_cast<std::size_t>(bytes));
   meta_.space = found.space;
   meta_.device = found.device;
   if (!found.tracked) return;
-  // largest fits int64 here (check_reach); its bytes may not: saturated, as a view that large
-  // fits no allocation.
+  // The view's first byte in the allocation (wrapped where it starts before it: reported negative).
   const std::uint64_t first = reinterpret_cast<std::uintptr_t>(data_) - found.begin;
-  constexpr std::uint64_t max_bytes = static_cast<std::uint64_t>(detail::max_of<std::int64_t>);
-  const std::uint64_t bytes = largest < max_bytes / sizeof(T) ? (largest + 1) * sizeof(T) : max_bytes;
   if (CUGUARD_IMPL_UNLIKELY(bytes > found.bytes || first > found.bytes - bytes)) {
     detail::fail_allocation(*this, found, static_cast<std::int64_t>(first), static_cast<std::int64_t>(bytes), where);
     return make_empty();

@@ -10,25 +10,30 @@ CUGUARD_IMPL_BEGIN_NAMESPACE
 
 template <class T, std::size_t Rank, class Index>
 CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::slice(
-    std::size_t dim, Index begin, Index end, location where) const -> checked_view {
+    std::size_t dim, std::int64_t begin, std::int64_t end, location where) const -> checked_view {
+  checked_view out = *this;
   if constexpr (checks) {
     if (CUGUARD_IMPL_UNLIKELY(dim >= Rank)) return bad_dim(operation::slice, dim, where);
+    // Checked as given, before any narrowing to Index.
     if (CUGUARD_IMPL_UNLIKELY(begin < 0 || end < begin || end > extents_[dim])) {
       detail::fail_view(*this, violation_kind::out_of_bounds, operation::slice, static_cast<int>(dim),
                         {begin, end, 0, shape_figure::none},
                         {{}, 0}, where);
       return emptied<Rank>();
     }
+    // An empty slice at the end keeps the data pointer: begin * stride may be past every offset
+    // the view can hold (extent 4, stride 2^61).
+    if (begin < extents_[dim]) out.data_ = data_ + begin * strides_[dim];
+  } else {
+    out.data_ = data_ + begin * strides_[dim];
   }
-  checked_view out = *this;
-  out.data_ = data_ + static_cast<std::int64_t>(begin) * strides_[dim];
   out.extents_[dim] = static_cast<Index>(end - begin);
   return out;
 }
 
 template <class T, std::size_t Rank, class Index>
 CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::select(
-    std::size_t dim, Index i, location where) const -> checked_view<T, Rank - 1, Index> {
+    std::size_t dim, std::int64_t i, location where) const -> checked_view<T, Rank - 1, Index> {
   static_assert(Rank >= 2, "checked_view: select needs rank 2 or more; use operator[] on a rank-1 view");
   if constexpr (checks) {
     if (CUGUARD_IMPL_UNLIKELY(dim >= Rank)) {
@@ -50,7 +55,7 @@ CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::select(
     str[k] = strides_[r];
     ++k;
   }
-  return checked_view<T, Rank - 1, Index>(detail::raw_tag{}, data_ + static_cast<std::int64_t>(i) * strides_[dim],
+  return checked_view<T, Rank - 1, Index>(detail::raw_tag{}, data_ + i * strides_[dim],
                                          ext, str, meta());
 }
 

@@ -176,8 +176,8 @@ inline bool launch_blocking() {
 /// device copies of a released slot's generation, updated in the order of the release's stream.
 class runtime_hooks final : public host_hooks {
  public:
-  allocation_span locate(const void* p) const override {
-    allocation_span found = host_hooks::locate(p);
+  allocation_span locate(const void* p, std::size_t bytes) const override {
+    allocation_span found = host_hooks::locate(p, bytes);
     if (!found.tracked) backend::memory_space_of(p, found.space, found.device);
     return found;
   }

@@ -312,7 +312,8 @@ CUGUARD_IMPL_NOINLINE void fail_allocation(View view, const allocation_span& fou
 /// The cold side of bounded() (a template, as every cold path is, so that a translation unit
 /// that never instantiates a check never instantiates the device state).
 template <class Int>
-CUGUARD_IMPL_COLD CUGUARD_HOST_DEVICE void fail_bounded(Int value, Int bound, cuda::std::source_location where) {
+CUGUARD_IMPL_COLD CUGUARD_HOST_DEVICE void fail_bounded(Int value, Int bound, bool value_unsigned, bool bound_unsigned,
+                                                        cuda::std::source_location where) {
   report(
       [&](violation& v, pending&) {
         v.kind = violation_kind::out_of_bounds;
@@ -320,6 +321,8 @@ CUGUARD_IMPL_COLD CUGUARD_HOST_DEVICE void fail_bounded(Int value, Int bound, cu
         v.device = -1;
         v.value = value;
         v.limit = bound;
+        v.value_unsigned = value_unsigned;
+        v.limit_unsigned = bound_unsigned;
       },
       where);
 }

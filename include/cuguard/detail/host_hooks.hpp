@@ -31,8 +31,11 @@ struct allocation_span {
 /// none, and its views are untracked, of unknown memory space.
 class host_hooks {
  public:
-  /// The allocation holding `p`.
-  virtual allocation_span locate(const void* p) const { return next_ ? next_->locate(p) : allocation_span{}; }
+  /// The allocation holding `p`; where none does, the first that begins inside the `bytes`
+  /// bytes from `p` (a view that starts before an allocation and runs into it).
+  virtual allocation_span locate(const void* p, std::size_t bytes) const {
+    return next_ ? next_->locate(p, bytes) : allocation_span{};
+  }
   /// Fills the allocation fields of `v` (label, allocation and release sites, bytes) for the
   /// allocation of `t`: live, or released and not reused since. False if it is not known.
   virtual bool describe(const lifetime_token& t, violation& v) const { return next_ != nullptr && next_->describe(t, v); }
@@ -70,9 +73,9 @@ inline void install_host_hooks(host_hooks& hooks) noexcept {
                                         __ATOMIC_ACQUIRE));
 }
 
-inline allocation_span locate_allocation(const void* p) {
+inline allocation_span locate_allocation(const void* p, std::size_t bytes) {
   const host_hooks* h = first_host_hooks();
-  return h != nullptr ? h->locate(p) : allocation_span{};
+  return h != nullptr ? h->locate(p, bytes) : allocation_span{};
 }
 
 inline bool describe_allocation(const lifetime_token& t, violation& v) {

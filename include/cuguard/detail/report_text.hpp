@@ -86,6 +86,25 @@ inline bool is_vector_access(const violation& v) {
   return v.op == operation::vector_load || v.op == operation::vector_store;
 }
 
+/// A recorded number, as unsigned bits where it was given unsigned.
+inline void append_number(text& out, std::int64_t n, bool is_unsigned) {
+  if (is_unsigned)
+    out << static_cast<std::uint64_t>(n);
+  else
+    out << n;
+}
+
+/// a + b, written without overflow: a sum past the int64 maximum (an index near it plus a
+/// width) is written as the unsigned number it is.
+inline void append_sum(text& out, std::int64_t a, std::int64_t b) {
+  if (a >= 0 && b >= 0)
+    out << static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b);
+  else if ((a < 0) != (b < 0))
+    out << a + b;
+  else // both negative
+    out << '-' << (0 - static_cast<std::uint64_t>(a)) + (0 - static_cast<std::uint64_t>(b));
+}
+
 /// "vector load of 4 elements from 'x' float[8] at (6): " and the like: the access a report is about.
 inline void append_access(text& out, const violation& v, const char* adjective) {
   out << adjective;
@@ -118,8 +137,11 @@ inline void append_out_of_bounds(text& out, const violation& v) {
   if (v.op == operation::access || is_vector_access(v)) {
     append_access(out, v, "out-of-bounds ");
     if (is_vector_access(v) && v.dim == v.rank - 1)
-      out << "dim " << v.dim << " range [" << v.index[v.dim] << ", " << v.index[v.dim] + v.width
-          << ") exceeds extent " << v.extent[v.dim];
+      {
+      out << "dim " << v.dim << " range [" << v.index[v.dim] << ", ";
+      append_sum(out, v.index[v.dim], v.width);
+      out << ") exceeds extent " << v.extent[v.dim];
+    }
     else
       append_index_vs_extent(out, v.dim, v.index[v.dim], v.extent[v.dim]);
   } else if (v.op == operation::slice) {
@@ -133,12 +155,18 @@ inline void append_out_of_bounds(text& out, const violation& v) {
     out << ": ";
     append_index_vs_extent(out, v.dim, v.value, v.extent[v.dim]);
   } else if (v.op == operation::bounded) {
-    out << "out-of-bounds index: bounded(" << v.value << ", " << v.limit << ") needs 0 <= value < " << v.limit;
+    out << "out-of-bounds index: bounded(";
+    append_number(out, v.value, v.value_unsigned);
+    out << ", ";
+    append_number(out, v.limit, v.limit_unsigned);
+    out << ") needs 0 <= value < ";
+    append_number(out, v.limit, v.limit_unsigned);
   } else { // make_view over part of a tracked allocation
     out << "out-of-bounds view ";
     append_view(out, v);
-    out << ": it spans bytes [" << v.address << ", " << v.address + v.bytes << ") of allocation '" << v.alloc_label
-        << "' of " << v.alloc_bytes << " bytes";
+    out << ": it spans bytes [" << v.address << ", ";
+    append_sum(out, v.address, v.bytes);
+    out << ") of allocation '" << v.alloc_label << "' of " << v.alloc_bytes << " bytes";
   }
 }
 
