@@ -273,9 +273,27 @@ class checked_view {
   /// The unchecked cuda::std::mdspan (layout_stride) over the same elements. Explicit, because
   /// it drops every check: use it to hand the data to code that takes an mdspan. Needs
   /// <cuguard/mdspan.hpp> (which <cuguard/cuguard.hpp> includes).
+  ///
+  /// layout_stride has preconditions a view need not meet: every stride > 0 (a broadcast view's
+  /// stride 0 is not), a largest offset below the Index maximum, and strides that order the
+  /// dimensions so that each is at least the one before times its extent (no two elements at
+  /// one offset). Checked builds report a view that does not meet them (invalid_argument) and,
+  /// in device code, go on with an empty mdspan; unchecked builds leave them to the caller.
   template <class Deferred = void>
-  CUGUARD_HOST_DEVICE typename detail::mdspan_for<T, Rank, Index, Deferred>::type to_mdspan() const {
-    return detail::mdspan_for<T, Rank, Index, Deferred>::make(data_, extents_, strides_);
+  CUGUARD_HOST_DEVICE typename detail::mdspan_for<T, Rank, Index, Deferred>::type to_mdspan(
+      location where = location::current()) const {
+    using maker = detail::mdspan_for<T, Rank, Index, Deferred>;
+#if CUGUARD_IMPL_CHECKS
+    if (CUGUARD_IMPL_UNLIKELY(!fits_layout_stride(where))) {
+      const Index zero[Rank] = {};
+      Index one[Rank];
+      for (std::size_t r = 0; r < Rank; ++r) one[r] = 1;
+      return maker::make(data_, zero, one);
+    }
+#else
+    (void)where;
+#endif
+    return maker::make(data_, extents_, strides_);
   }
   template <class M, std::enable_if_t<detail::mdspan_traits<M>::template converts_from<T, Rank, Index>, int> = 0>
   CUGUARD_HOST_DEVICE explicit operator M() const {
@@ -392,8 +410,23 @@ class checked_view {
   CUGUARD_HOST_DEVICE bool check_shape(const location& where, const detail::integer* ext, const detail::integer* str,
                                        std::uint64_t& largest, std::uint64_t& count);
 
-  // A view with elements: data not null, and its largest offset and element count fit Index.
+  // Data not null where there are elements; the largest offset (of every view, with elements or
+  // not) and the element count fit Index.
   CUGUARD_HOST_DEVICE bool check_reach(const location& where, std::uint64_t largest, std::uint64_t count);
+
+  // reshape of a view without elements: each extent asked for fits Index, and so does the
+  // largest offset of the new shape.
+  template <std::size_t N>
+  CUGUARD_HOST_DEVICE bool reshape_fits(const detail::integer (&asked)[N], const Index (&ext)[N], const Index (&str)[N],
+                                        const location& where) const;
+
+  // layout_stride's preconditions (see to_mdspan); reports invalid_argument where one fails.
+  CUGUARD_HOST_DEVICE bool fits_layout_stride(const location& where) const;
+
+  // The largest offset and element count of a shape (saturated at 2^63) against what Index and
+  // a pointer to T can hold: index_overflow of `op` where one does not fit.
+  CUGUARD_HOST_DEVICE bool reach_fits(operation op, std::uint64_t largest, std::uint64_t count, const detail::dims& shape,
+                                      const location& where) const;
 
 #if !CUGUARD_IMPL_DEVICE_PASS
   // Host code: the tracked allocation the view lies in (through detail::host_hooks), its

@@ -40,6 +40,7 @@ enum class operation : unsigned char {
   release,           ///< release(pointer) of the lifetime registry
   launch,            ///< a view argument checked by cuguard::launch before the kernel runs
   expect_finite,     ///< expect_finite(value, view, i...)
+  to_mdspan,         ///< to_mdspan() (or the conversion to an mdspan)
 };
 
 /// Where a view's memory lives, as far as cuguard knows.
@@ -64,6 +65,7 @@ enum class shape_figure : unsigned char {
   extent,         ///< an extent as given
   stride,         ///< a stride as given
   largest_offset, ///< the largest offset the view reaches
+  pointer_offset, ///< the largest offset, past the most a pointer to the elements can be offset by
   element_count,  ///< the number of elements
 };
 

@@ -51,12 +51,85 @@ CUGUARD_CHECKED_TEST("make_view32 reports a shape that 32-bit indexing cannot ho
 }
 
 CUGUARD_CHECKED_TEST("an empty slice at the end of a view of huge strides is empty, with no overflow") {
-  float x[1] = {};
+  unsigned char x[1] = {};
   // Largest offset 3 * 2^61 fits int64; 4 * 2^61 does not.
   const auto v = cuguard::make_strided_view(x, {4}, {std::int64_t{1} << 61}, "far");
   const auto s = v.slice(0, 4, 4);
   CHECK(s.empty());
   CHECK(s.data() == v.data());
+}
+
+CUGUARD_CHECKED_TEST("offsets that fit the index type but not a pointer are index_overflow") {
+  float x[1] = {};
+  cuguard_test::caught c;
+  // 2^62 floats are 2^64 bytes: the address would wrap to the view's own.
+  CUGUARD_TEST_CATCH(c, (void)cuguard::make_strided_view(x, {2}, {std::int64_t{1} << 62}, "wraps"));
+  REQUIRE(c.thrown);
+  CHECK(c.report.kind == violation_kind::index_overflow);
+  CHECK(c.report.figure == cuguard::shape_figure::pointer_offset);
+  CHECK(has(c.what, ": largest offset 4611686018427387904 exceeds 2305843009213693951, the most a pointer to its "
+                    "elements can be offset by"));
+}
+
+CUGUARD_CHECKED_TEST("a view without elements still has offsets that fit, and keeps null data null") {
+  float x[1] = {};
+  cuguard_test::caught c;
+  // No element, but a slice of dim 1 would be 2^62 * 4 elements away.
+  CUGUARD_TEST_CATCH(c, (void)cuguard::make_strided_view(x, {0, 4}, {1, std::int64_t{1} << 62}, "empty"));
+  REQUIRE(c.thrown);
+  CHECK(c.report.kind == violation_kind::index_overflow);
+  // Row-major strides of {0, 2^61, 4} would be 2^63 (negative in int64): held at the maximum,
+  // so the view is valid and empty, not "negative stride".
+  unsigned char bytes[1] = {};
+  CUGUARD_TEST_CATCH(c, (void)cuguard::make_view(bytes, {0, std::int64_t{1} << 61, 4}, "empty"));
+  CHECK_FALSE(c.thrown);
+  // A negative extent of a contiguous view is named at its own dimension.
+  CUGUARD_TEST_CATCH(c, (void)cuguard::make_view(x, {2, 3, -1}, "negative"));
+  REQUIRE(c.thrown);
+  CHECK(c.report.kind == violation_kind::invalid_argument);
+  CHECK(c.report.dim == 2);
+  // A view of null data (it has no element) gives null data to what is derived from it.
+  const auto null = cuguard::make_strided_view(static_cast<float*>(nullptr), {4, 0}, {3, 1}, "null");
+  CHECK(null.select(0, 3).data() == nullptr);
+  CHECK(null.slice(0, 2, 3).data() == nullptr);
+}
+
+CUGUARD_CHECKED_TEST("reshape of a view without elements checks the new extents and offsets") {
+  float x[1] = {};
+  const auto v = cuguard::make_view32(x, {0}, "empty");
+  cuguard_test::caught c;
+  // {2^32, 0} has 0 elements, as v, but 2^32 does not fit 32-bit indexing.
+  CUGUARD_TEST_CATCH(c, (void)v.reshape({std::int64_t{1} << 32, 0}));
+  REQUIRE(c.thrown);
+  CHECK(c.report.kind == violation_kind::index_overflow);
+  CHECK(c.report.dim == 0);
+  CHECK(has(c.what, "index overflow in reshape of 'empty': dim 0 extent 4294967296 exceeds the index type's maximum 2147483647"));
+  const auto w = cuguard::make_view(x, {0}, "empty");
+  CUGUARD_TEST_CATCH(c, (void)w.reshape({0, std::int64_t{1} << 62, 4}));
+  REQUIRE(c.thrown);
+  CHECK(c.report.kind == violation_kind::index_overflow);
+  CHECK(has(c.what, "index overflow in reshape of 'empty' float[0] strides [1] to [0, 4611686018427387904, 4]: largest offset"));
+  CUGUARD_TEST_CATCH(c, (void)w.reshape({3, 0, 5}));
+  CHECK_FALSE(c.thrown);
+}
+
+CUGUARD_CHECKED_TEST("to_mdspan reports a view that layout_stride cannot map") {
+  float x[6] = {};
+  cuguard_test::caught c;
+  const auto broadcast = cuguard::make_strided_view(x, {4, 3}, {0, 1}, "broadcast");
+  CUGUARD_TEST_CATCH(c, (void)broadcast.to_mdspan());
+  REQUIRE(c.thrown);
+  CHECK(c.report.kind == violation_kind::invalid_argument);
+  CHECK(c.report.op == cuguard::operation::to_mdspan);
+  CHECK(has(c.what, "invalid argument to to_mdspan of 'broadcast' float[4, 3] strides [0, 1]: dim 0 stride 0 is not > 0"));
+  const auto overlapping = cuguard::make_strided_view(x, {2, 3}, {1, 1}, "overlapping");
+  CUGUARD_TEST_CATCH(c, (void)overlapping.to_mdspan());
+  REQUIRE(c.thrown);
+  CHECK(c.report.dim == -1);
+  CHECK(has(c.what, "no order of its dimensions has each stride at least the one before times its extent"));
+  // A transposed view is unique: its dimensions ordered by stride are row-major.
+  CUGUARD_TEST_CATCH(c, (void)cuguard::make_view(x, {2, 3}, "x").transpose(0, 1).to_mdspan());
+  CHECK_FALSE(c.thrown);
 }
 
 CUGUARD_CHECKED_TEST("vector accesses far out of range are reported without forming their address") {

@@ -70,8 +70,11 @@ CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::init(
   meta_.label_on_host = !CUGUARD_IMPL_DEVICE_PASS;
   std::uint64_t largest = 0; // largest offset, saturated
   std::uint64_t count = 1;   // element count, saturated
-  if (!check_shape(where, ext, str, largest, count) || count == 0) return;
+  if (!check_shape(where, ext, str, largest, count)) return;
+  // The reach is checked for views without elements too: their slices and selects compute
+  // offsets from the other dimensions' extents and strides.
   if (!check_reach(where, largest, count)) return make_empty();
+  if (count == 0) return;
 #if !CUGUARD_IMPL_DEVICE_PASS
   if (!detail::in_device_code()) bind_allocation(where, largest); // not an emulated kernel's tile
 #endif
@@ -81,13 +84,15 @@ template <class T, std::size_t Rank, class Index>
 CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::check_shape(
     const location& where, const detail::integer* ext, const detail::integer* str, std::uint64_t& largest,
     std::uint64_t& count) -> bool {
-  // Both saturated at 2^63, above every Index maximum, so that check_reach sees any that is too
-  // big (a cap equal to the int64 maximum let every int64 view through).
-  constexpr std::uint64_t cap = std::uint64_t{1} << 63;
+  // Both saturated at 2^63 (detail::shape_cap), above every Index maximum, so that check_reach
+  // sees any that is too big (a cap equal to the int64 maximum let every int64 view through).
+  // A row-major view's strides come from its extents (saturated, never negative): only given
+  // strides are checked, so that a bad extent is reported at its own dimension.
+  const int checked_numbers = str != nullptr ? 2 : 1;
   for (std::size_t r = 0; r < Rank; ++r) {
     const std::int64_t given[2] = {ext ? ext[r].value : extents_[r], str ? str[r].value : strides_[r]};
     const std::int64_t kept[2] = {extents_[r], strides_[r]};
-    for (int k = 0; k < 2; ++k) {
+    for (int k = 0; k < checked_numbers; ++k) {
       if (CUGUARD_IMPL_UNLIKELY(given[k] < 0)) {
         detail::fail_view(*this, violation_kind::invalid_argument, operation::make_view, static_cast<int>(r),
                           {given[k], 0, 0, k == 0 ? shape_figure::extent : shape_figure::stride}, {{}, 0}, where);
@@ -103,11 +108,8 @@ CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::check_shape(
         return false;
       }
     }
-    const auto e = static_cast<std::uint64_t>(extents_[r]);
-    const auto s = static_cast<std::uint64_t>(strides_[r]);
-    count = e == 0 ? 0 : (count > cap / e ? cap : count * e);
-    const std::uint64_t reach = e > 1 && s != 0 ? (e - 1 > cap / s ? cap : (e - 1) * s) : 0;
-    largest = reach > cap - largest ? cap : largest + reach;
+    count = detail::add_count(count, static_cast<std::uint64_t>(extents_[r]));
+    largest = detail::add_reach(largest, static_cast<std::uint64_t>(extents_[r]), static_cast<std::uint64_t>(strides_[r]));
   }
   return true;
 }
@@ -115,22 +117,34 @@ CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::check_shape(
 template <class T, std::size_t Rank, class Index>
 CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::check_reach(
     const location& where, std::uint64_t largest, std::uint64_t count) -> bool {
-  constexpr auto max = static_cast<std::uint64_t>(detail::max_of<Index>);
   // (A pointer into a __shared__ array is not null, and nvcc knows it is shared: the check
   // folds away, and a tile's extents and strides stay constants instead of becoming values
   // that an emptied view could have zeroed, which cost the checked gemm 15 registers.)
-  if (CUGUARD_IMPL_UNLIKELY(data_ == nullptr && !detail::in_shared_memory(data_))) {
+  if (CUGUARD_IMPL_UNLIKELY(count != 0 && data_ == nullptr && !detail::in_shared_memory(data_))) {
     detail::fail_view(*this, violation_kind::null_data, operation::make_view, -1,
                       {static_cast<std::int64_t>(count), 0, 0, shape_figure::none}, {{}, 0}, where);
     return false;
   }
-  if (CUGUARD_IMPL_UNLIKELY(largest > max || count > max)) {
+  return reach_fits(operation::make_view, largest, count, {{}, 0}, where);
+}
+
+template <class T, std::size_t Rank, class Index>
+CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::reach_fits(operation op, std::uint64_t largest, std::uint64_t count,
+                                                                 const detail::dims& shape, const location& where) const
+    -> bool {
+  constexpr auto max = static_cast<std::uint64_t>(detail::max_of<Index>);
+  // An offset in elements that fits Index may still be too far for a pointer: in bytes it must
+  // fit ptrdiff_t (2^62 floats are 2^64 bytes, which wrap to the same address).
+  constexpr auto max_pointer_offset = static_cast<std::uint64_t>(detail::max_of<std::int64_t>) / sizeof(T);
+  if (CUGUARD_IMPL_UNLIKELY(largest > max || largest > max_pointer_offset || count > max)) {
+    const shape_figure figure = largest > max                  ? shape_figure::largest_offset
+                                : largest > max_pointer_offset ? shape_figure::pointer_offset
+                                                               : shape_figure::element_count;
     // The figure as unsigned bits: a saturated one (2^63) reads "or more" in the report.
-    const bool offset = largest > max;
-    detail::fail_view(*this, violation_kind::index_overflow, operation::make_view, -1,
-                      {static_cast<std::int64_t>(offset ? largest : count), 0, static_cast<std::int64_t>(max),
-                       offset ? shape_figure::largest_offset : shape_figure::element_count},
-                      {{}, 0}, where);
+    const std::uint64_t value = figure == shape_figure::element_count ? count : largest;
+    const std::uint64_t limit = figure == shape_figure::pointer_offset ? max_pointer_offset : max;
+    detail::fail_view(*this, violation_kind::index_overflow, op, -1,
+                      {static_cast<std::int64_t>(value), 0, static_cast<std::int64_t>(limit), figure}, shape, where);
     return false;
   }
   return true;

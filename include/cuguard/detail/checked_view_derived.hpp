@@ -22,8 +22,8 @@ CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::slice(
       return emptied<Rank>();
     }
     // An empty slice at the end keeps the data pointer: begin * stride may be past every offset
-    // the view can hold (extent 4, stride 2^61).
-    if (begin < extents_[dim]) out.data_ = data_ + begin * strides_[dim];
+    // the view can hold (extent 4, stride 2^61). So does a view of null data (no elements).
+    if (begin < extents_[dim] && data_ != nullptr) out.data_ = data_ + begin * strides_[dim];
   } else {
     out.data_ = data_ + begin * strides_[dim];
   }
@@ -55,8 +55,9 @@ CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::select(
     str[k] = strides_[r];
     ++k;
   }
-  return checked_view<T, Rank - 1, Index>(detail::raw_tag{}, data_ + i * strides_[dim],
-                                         ext, str, meta());
+  // (Checked builds: a view of null data keeps it, as null + offset is undefined.)
+  T* const data = checks && data_ == nullptr ? data_ : data_ + i * strides_[dim];
+  return checked_view<T, Rank - 1, Index>(detail::raw_tag{}, data, ext, str, meta());
 }
 
 template <class T, std::size_t Rank, class Index>
@@ -114,7 +115,7 @@ CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::reshape(
   for (std::size_t r = N; r-- > 0;) {
     ext[r] = static_cast<Index>(extents[r].value);
     str[r] = stride;
-    stride = detail::wrapping_mul(stride, ext[r]);
+    stride = detail::next_row_major_stride(stride, ext[r]);
   }
   if constexpr (checks) {
     // The element count asked for, saturated above the int64 maximum (a wrapped count could
@@ -123,9 +124,8 @@ CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::reshape(
     std::uint64_t asked = 1;
     bool negative = false;
     for (std::size_t r = 0; r < N; ++r) {
-      const auto e = static_cast<std::uint64_t>(extents[r].value);
       negative |= extents[r].value < 0;
-      asked = e == 0 ? 0 : (asked > (max + 1) / e ? max + 1 : asked * e);
+      asked = detail::add_count(asked, static_cast<std::uint64_t>(extents[r].value));
     }
     const bool past_max = !negative && asked > max;
     const std::int64_t count = negative ? -1 : past_max ? static_cast<std::int64_t>(max) : static_cast<std::int64_t>(asked);
@@ -142,9 +142,80 @@ CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::reshape(
                           shape, where);
       return emptied<N>();
     }
+    // The same number of elements, so with elements every extent fits Index and the largest
+    // offset is the count less one. Without, an extent may not fit (an int32 view's {2^32, 0}),
+    // nor the offsets of the other dimensions ({0, 2^62, 4}).
+    if (CUGUARD_IMPL_UNLIKELY(asked == 0) && !reshape_fits(extents, ext, str, where)) return emptied<N>();
   }
   return checked_view<T, N, Index>(detail::raw_tag{}, data_, ext, str, meta());
 }
+
+#if CUGUARD_IMPL_CHECKS
+template <class T, std::size_t Rank, class Index>
+template <std::size_t N>
+CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::reshape_fits(const detail::integer (&asked)[N], const Index (&ext)[N],
+                                                                   const Index (&str)[N], const location& where) const
+    -> bool {
+  std::uint64_t largest = 0;
+  for (std::size_t r = 0; r < N; ++r) {
+    if (asked[r].value != ext[r]) {
+      detail::fail_view(*this, violation_kind::index_overflow, operation::reshape, static_cast<int>(r),
+                        {asked[r].value, 0, static_cast<std::int64_t>(detail::max_of<Index>), shape_figure::extent},
+                        {{}, 0}, where);
+      return false;
+    }
+    largest = detail::add_reach(largest, static_cast<std::uint64_t>(ext[r]), static_cast<std::uint64_t>(str[r]));
+  }
+  detail::dims shape{{}, static_cast<int>(N)};
+  for (std::size_t r = 0; r < N; ++r) shape.v[r] = asked[r].value;
+  return reach_fits(operation::reshape, largest, 0, shape, where);
+}
+
+template <class T, std::size_t Rank, class Index>
+CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::fits_layout_stride(const location& where) const -> bool {
+  for (std::size_t r = 0; r < Rank; ++r) {
+    if (strides_[r] <= 0) {
+      detail::fail_view(*this, violation_kind::invalid_argument, operation::to_mdspan, static_cast<int>(r),
+                        {strides_[r], 0, 0, shape_figure::stride}, {{}, 0}, where);
+      return false;
+    }
+  }
+  // The dimensions by stride (ties: extents of 0 and 1 first), then each stride at least the
+  // one before times its extent: C++23's condition for a unique layout_stride mapping.
+  std::size_t order[Rank];
+  for (std::size_t r = 0; r < Rank; ++r) order[r] = r;
+  const auto before = [&](std::size_t a, std::size_t b) {
+    return strides_[a] < strides_[b] || (strides_[a] == strides_[b] && extents_[a] < extents_[b]);
+  };
+  for (std::size_t i = 1; i < Rank; ++i)
+    for (std::size_t j = i; j > 0 && before(order[j], order[j - 1]); --j) {
+      const std::size_t t = order[j];
+      order[j] = order[j - 1];
+      order[j - 1] = t;
+    }
+  std::uint64_t largest = 0;
+  bool unique = true;
+  for (std::size_t i = 0; i < Rank; ++i) {
+    const auto e = static_cast<std::uint64_t>(extents_[order[i]]);
+    largest = detail::add_reach(largest, e, static_cast<std::uint64_t>(strides_[order[i]]));
+    if (i == 0) continue;
+    const auto prev_e = static_cast<std::uint64_t>(extents_[order[i - 1]]);
+    const auto prev_s = static_cast<std::uint64_t>(strides_[order[i - 1]]);
+    unique &= prev_e == 0 || prev_s <= static_cast<std::uint64_t>(strides_[order[i]]) / prev_e;
+  }
+  // The required span size, largest + 1, must fit Index: for views without elements too, as
+  // libcu++ computes it up to the first extent of 0 (in Index arithmetic, which must not overflow).
+  const bool span_fits = largest < static_cast<std::uint64_t>(detail::max_of<Index>);
+  if (!unique || !span_fits) {
+    detail::fail_view(*this, violation_kind::invalid_argument, operation::to_mdspan, -1,
+                      {static_cast<std::int64_t>(largest), 0, static_cast<std::int64_t>(detail::max_of<Index>),
+                       unique ? shape_figure::largest_offset : shape_figure::none},
+                      {{}, 0}, where);
+    return false;
+  }
+  return true;
+}
+#endif
 
 template <class T, std::size_t Rank, class Index>
 CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::relabel(const char* label) const noexcept -> checked_view {

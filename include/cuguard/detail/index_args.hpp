@@ -152,13 +152,50 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE bool in_shared_memory(const void* p
 #endif
 }
 
-/// The row-major stride of dimension From - 1: the product of extents From..Rank-1 (wrapping).
+/// a * b for extents and strides: held at the Index maximum where it passes it (both not
+/// negative), wrapping otherwise (a negative extent is reported by the construction check).
+template <class Index>
+CUGUARD_HOST_DEVICE constexpr Index saturating_mul(Index a, Index b) noexcept {
+  if (a < 0 || b < 0) return wrapping_mul(a, b);
+  return a != 0 && b > max_of<Index> / a ? max_of<Index> : static_cast<Index>(a * b);
+}
+
+/// Offsets and counts of a view's shape, counted unsigned and held at 2^63 (above every Index
+/// maximum) once they pass it.
+inline constexpr std::uint64_t shape_cap = std::uint64_t{1} << 63;
+
+/// The largest offset so far plus (extent - 1) * stride of one more dimension, saturated.
+CUGUARD_HOST_DEVICE constexpr std::uint64_t add_reach(std::uint64_t largest, std::uint64_t extent,
+                                                      std::uint64_t stride) noexcept {
+  const std::uint64_t reach = extent > 1 && stride != 0 ? (extent - 1 > shape_cap / stride ? shape_cap : (extent - 1) * stride) : 0;
+  return reach > shape_cap - largest ? shape_cap : largest + reach;
+}
+
+/// The element count so far times one more extent, saturated.
+CUGUARD_HOST_DEVICE constexpr std::uint64_t add_count(std::uint64_t count, std::uint64_t extent) noexcept {
+  return extent == 0 ? 0 : (count > shape_cap / extent ? shape_cap : count * extent);
+}
+
+/// The stride of a row-major shape's dimension r, computed from the next one's: wrapping where
+/// checks are off (the arithmetic of raw pointers), saturated where they are on, so that a view
+/// with an extent of 0 and others whose product passes Index (no element, so no offset to
+/// compute) is not given a negative stride.
+template <class Index>
+CUGUARD_HOST_DEVICE constexpr Index next_row_major_stride(Index stride, Index extent) noexcept {
+#if CUGUARD_IMPL_CHECKS
+  return saturating_mul(stride, extent);
+#else
+  return wrapping_mul(stride, extent);
+#endif
+}
+
+/// The row-major stride of dimension From - 1: the product of extents From..Rank-1.
 template <class Index, std::size_t From, std::size_t Rank, class E>
 CUGUARD_HOST_DEVICE constexpr Index row_major_stride(const E (&extents)[Rank]) noexcept {
   if constexpr (From >= Rank) {
     return 1;
   } else {
-    return wrapping_mul(static_cast<Index>(extents[From].value), row_major_stride<Index, From + 1>(extents));
+    return next_row_major_stride(row_major_stride<Index, From + 1>(extents), static_cast<Index>(extents[From].value));
   }
 }
 

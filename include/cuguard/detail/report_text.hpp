@@ -78,6 +78,7 @@ inline const char* operation_name(operation op) {
     case operation::release: return "release";
     case operation::launch: return "launch";
     case operation::expect_finite: return "expect_finite";
+    case operation::to_mdspan: return "to_mdspan";
   }
   return "operation";
 }
@@ -171,21 +172,26 @@ inline void append_out_of_bounds(text& out, const violation& v) {
 }
 
 inline void append_index_overflow(text& out, const violation& v) {
-  out << "index overflow in make_view of ";
+  out << "index overflow in " << operation_name(v.op) << " of ";
   if (v.figure == shape_figure::extent || v.figure == shape_figure::stride) { // the view's shape holds it truncated
-    out << '\'' << v.label << "': dim " << v.dim << (v.figure == shape_figure::extent ? " extent " : " stride ");
-  } else {
-    append_view(out, v);
-    append_strides(out, v);
-    out << (v.figure == shape_figure::largest_offset ? ": largest offset " : ": element count ");
+    out << '\'' << v.label << "': dim " << v.dim << (v.figure == shape_figure::extent ? " extent " : " stride ")
+        << v.value << " exceeds the index type's maximum " << v.limit;
+    return;
   }
-  if (v.figure == shape_figure::largest_offset || v.figure == shape_figure::element_count) {
-    const auto figure = static_cast<std::uint64_t>(v.value); // counted unsigned, saturated at 2^63
-    out << figure << (figure == std::uint64_t{1} << 63 ? " or more" : "");
-  } else {
-    out << v.value;
+  append_view(out, v);
+  append_strides(out, v);
+  if (v.op == operation::reshape) {
+    out << " to [";
+    append_list(out, v.expected, v.expected_rank);
+    out << ']';
   }
-  out << " exceeds the index type's maximum " << v.limit;
+  out << (v.figure == shape_figure::element_count ? ": element count " : ": largest offset ");
+  const auto figure = static_cast<std::uint64_t>(v.value); // counted unsigned, saturated at 2^63
+  out << figure << (figure == std::uint64_t{1} << 63 ? " or more" : "");
+  if (v.figure == shape_figure::pointer_offset)
+    out << " exceeds " << v.limit << ", the most a pointer to its elements can be offset by";
+  else
+    out << " exceeds the index type's maximum " << v.limit;
 }
 
 inline void append_non_contiguous(text& out, const violation& v) {
@@ -276,6 +282,16 @@ inline void append_invalid_argument(text& out, const violation& v) {
   if (v.op == operation::make_view) {
     append_strides(out, v);
     out << ": dim " << v.dim << (v.figure == shape_figure::extent ? " extent " : " stride ") << v.value << " < 0";
+  } else if (v.op == operation::to_mdspan) {
+    append_strides(out, v);
+    if (v.dim >= 0)
+      out << ": dim " << v.dim << " stride " << v.value << " is not > 0, as layout_stride needs";
+    else if (v.figure == shape_figure::largest_offset)
+      out << ": largest offset " << v.value << " + 1 (layout_stride's required span size) exceeds the index type's maximum "
+          << v.limit;
+    else
+      out << ": no order of its dimensions has each stride at least the one before times its extent, as a unique "
+             "layout_stride needs";
   } else if (v.op == operation::permute) {
     out << ": (";
     append_list(out, v.expected, v.expected_rank);
