@@ -146,23 +146,30 @@ CUGUARD_CHECKED_TEST("gates narrower than 4*hidden are reported at the cell's re
   CHECK(r.report.extent[1] == 11);
 }
 
-TEST_CASE("lstm_forward names every shape that does not fit") {
+TEST_CASE("lstm_forward names every shape that does not fit, and the caller's line") {
   lstm_tests::model m(5, 6, 2, true, 7); // 2 layers x 2 directions = 4 states
   cuguard::device_buffer<float> x(4 * 2 * 5, "x"), state(4 * 2 * 6, "state"), out(4 * 2 * 12, "out"),
       wrong(64 * 64, "wrong");
+  int line = 0;
   auto forward = [&](auto input, auto h0, const std::vector<k::lstm_weights<float>>& weights) {
     try {
+      line = __LINE__ + 1;
       k::lstm_forward(m.config, input, h0, state.view({4, 2, 6}), weights, out.view({4, 2, 12}), state.view({4, 2, 6}),
                       state.view({4, 2, 6}));
     } catch (const k::argument_error& e) {
-      return std::string(e.what());
+      const std::string what = e.what();
+      const std::string at = "\n  at " __FILE__ ":" + std::to_string(line) + " in ";
+      const auto cut = what.find(at);
+      return cut == std::string::npos ? "no caller line in: " + what : what.substr(0, cut);
     }
     return std::string("no argument_error");
   };
   CHECK(forward(x.view({4, 2, 5}), state.view({2, 2, 6}), m.weights) ==
-        "lstm_forward: h0 has shape [2, 2, 6], expected [4, 2, 6] (num_layers*num_directions = 4)");
+        "lstm_forward: h0 has shape [2, 2, 6], expected [4, 2, 6] (num_layers*num_directions = 4, batch = 2 from "
+        "input's dim 1)");
   CHECK(forward(x.view({4, 2, 4}), state.view({4, 2, 6}), m.weights) ==
-        "lstm_forward: input has shape [4, 2, 4], expected [seq_len, batch, input_size = 5]");
+        "lstm_forward: input has shape [4, 2, 4], read as [seq_len = 4, batch = 2, input_size = 4], expected "
+        "input_size = 5 (lstm_forward takes [seq_len, batch, input_size], as torch.nn.LSTM without batch_first)");
   auto bad = m.weights;
   bad[3].w_ih = wrong.view({24, 6});
   CHECK(forward(x.view({4, 2, 5}), state.view({4, 2, 6}), bad) ==
@@ -171,5 +178,16 @@ TEST_CASE("lstm_forward names every shape that does not fit") {
   bad = m.weights;
   bad.pop_back();
   CHECK(forward(x.view({4, 2, 5}), state.view({4, 2, 6}), bad) ==
-        "lstm_forward: weights has 3 entries, expected 4 (num_layers*num_directions = 4)");
+        "lstm_forward: weights has 3 entries, expected 4 (num_layers*num_directions = 4, batch = 2 from input's dim 1)");
+  // A batch-first input [batch = 2, seq_len = 4, input_size]: named as such, not blamed on h0.
+  CHECK(forward(x.view({2, 4, 5}), state.view({4, 2, 6}), m.weights) ==
+        "lstm_forward: input has shape [2, 4, 5], read as [seq_len = 2, batch = 4, input_size = 5], but h0 has shape "
+        "[4, 2, 6], batch 2: is input batch-first? lstm_forward takes [seq_len, batch, input_size], as torch.nn.LSTM "
+        "without batch_first: pass input.transpose(0, 1).contiguous()");
+  // The same memory permuted to [seq_len, batch, input_size] is not contiguous: refused up front,
+  // not inside the library's reshape.
+  CHECK(forward(x.view({2, 4, 5}).transpose(0, 1), state.view({4, 2, 6}), m.weights) ==
+        "lstm_forward: input has shape [4, 2, 5], read as [seq_len = 4, batch = 2, input_size = 5], with strides "
+        "[5, 20, 1]: expected a contiguous (row-major) tensor (the steps are read as one [seq_len * batch, "
+        "input_size] matrix): pass input.contiguous()");
 }

@@ -14,7 +14,8 @@ namespace cuguard::kernels {
 
 /// Thrown by a kernel's host entry point for an argument it cannot run with. The message names
 /// the function, the argument, the dimension, the value and what was expected, for example
-/// `lstm_forward: h0 has shape [1, 32, 256], expected [2, 32, 256] (num_layers*num_directions = 2)`.
+/// `lstm_forward: h0 has shape [1, 32, 256], expected [2, 32, 256] (num_layers*num_directions = 2)`,
+/// then on a line of its own the caller's position (`  at train.cu:88 in forward`).
 class argument_error : public std::invalid_argument {
  public:
   using std::invalid_argument::invalid_argument;
@@ -47,28 +48,36 @@ std::string strides_of(const View& v) {
   return s + "]";
 }
 
-[[noreturn]] inline void fail(const char* fn, const std::string& message) {
-  throw argument_error(std::string(fn) + ": " + message);
+/// The entry point an argument check speaks for: its name and its caller's source position,
+/// which every argument_error names on its last line, as a report does.
+struct entry_point {
+  const char* name;
+  cuda::std::source_location where;
+};
+
+[[noreturn]] inline void fail(const entry_point& fn, const std::string& message) {
+  throw argument_error(std::string(fn.name) + ": " + message + "\n  at " + fn.where.file_name() + ":" +
+                       std::to_string(fn.where.line()) + " in " + fn.where.function_name());
 }
 
 /// Kernels read and write device memory: a view of (pageable) host memory is refused here,
 /// before any launch. Views whose space is unknown are let through.
 template <class View>
-void expect_device_memory(const char* fn, const char* arg, const View& v) {
+void expect_device_memory(const entry_point& fn, const char* arg, const View& v) {
   if (v.space() == memory_space::host)
     fail(fn, std::string(arg) + " is in host memory; the kernel needs device memory (a device_buffer, or "
                                 "pinned/managed memory)");
 }
 
 template <class View>
-void expect_contiguous_argument(const char* fn, const char* arg, const View& v) {
+void expect_contiguous_argument(const entry_point& fn, const char* arg, const View& v) {
   if (!v.is_contiguous())
     fail(fn, std::string(arg) + " has shape " + shape_of(v) + " and strides " + strides_of(v) +
                  ", expected a contiguous (row-major) tensor: copy it into contiguous memory first");
 }
 
 template <class View, std::size_t N>
-void expect_shape_argument(const char* fn, const char* arg, const View& v, const std::int64_t (&expected)[N],
+void expect_shape_argument(const entry_point& fn, const char* arg, const View& v, const std::int64_t (&expected)[N],
                            const std::string& why = {}) {
   static_assert(N == View::rank(), "expect_shape_argument: rank of the expected shape");
   for (std::size_t r = 0; r < N; ++r) {
@@ -78,7 +87,7 @@ void expect_shape_argument(const char* fn, const char* arg, const View& v, const
   }
 }
 
-inline void expect_dim(const char* fn, const char* arg, int dim, std::size_t rank) {
+inline void expect_dim(const entry_point& fn, const char* arg, int dim, std::size_t rank) {
   if (dim < 0 || static_cast<std::size_t>(dim) >= rank)
     fail(fn, "dim " + std::to_string(dim) + " is out of range for " + arg + " of rank " + std::to_string(rank) +
                  " (expected 0 <= dim < " + std::to_string(rank) + ")");

@@ -179,7 +179,7 @@ template <class T, std::size_t R, class I>
 void index_select_impl(checked_view<const T, R> input, int dim, checked_view<const I, 1> index, checked_view<T, R> out,
                        cudaStream_t stream, const cuda::std::source_location& where) {
   static_assert(std::is_integral<I>::value, "index_select: index must hold integers");
-  constexpr const char* fn = "index_select";
+  const detail::entry_point fn{"index_select", where};
   detail::expect_dim(fn, "input", dim, R);
   std::int64_t expected[R];
   for (std::size_t r = 0; r < R; ++r) expected[r] = r == static_cast<std::size_t>(dim) ? index.extent(0) : input.extent(r);
@@ -219,7 +219,7 @@ template <class T, std::size_t R, class I>
 void gather_impl(checked_view<const T, R> input, int dim, checked_view<const I, R> index, checked_view<T, R> out,
                  cudaStream_t stream, const cuda::std::source_location& where) {
   static_assert(std::is_integral<I>::value, "gather: index must hold integers");
-  constexpr const char* fn = "gather";
+  const detail::entry_point fn{"gather", where};
   detail::expect_dim(fn, "input", dim, R);
   for (std::size_t r = 0; r < R; ++r) {
     if (static_cast<int>(r) != dim && index.extent(r) > input.extent(r))
@@ -242,7 +242,7 @@ template <class T, std::size_t R, class I>
 void scatter_add_impl(checked_view<T, R> out, int dim, checked_view<const I, R> index, checked_view<const T, R> src,
                       cudaStream_t stream, const cuda::std::source_location& where) {
   static_assert(std::is_integral<I>::value, "scatter_add: index must hold integers");
-  constexpr const char* fn = "scatter_add";
+  const detail::entry_point fn{"scatter_add", where};
   detail::expect_dim(fn, "out", dim, R);
   for (std::size_t r = 0; r < R; ++r) {
     if (index.extent(r) > src.extent(r))
@@ -265,7 +265,7 @@ void scatter_add_impl(checked_view<T, R> out, int dim, checked_view<const I, R> 
 template <class T, class M>
 void masked_rows_impl(checked_view<const T, 2> input, checked_view<const M, 1> mask, checked_view<T, 2> out,
                       cudaStream_t stream, const cuda::std::source_location& where) {
-  constexpr const char* fn = "masked_rows";
+  const detail::entry_point fn{"masked_rows", where};
   if (mask.extent(0) != input.extent(0))
     detail::fail(fn, "mask has shape " + detail::shape_of(mask) + ", expected [" + std::to_string(input.extent(0)) +
                          "] (one entry per row of input " + detail::shape_of(input) + ")");

@@ -159,27 +159,41 @@ inline std::string weight_name(const char* what, int layer, int direction) {
 /// torch.nn.LSTM's forward: input [seq_len, batch, input_size], h0 and c0
 /// [num_layers * directions, batch, hidden_size], weights for layer l and direction d at
 /// weights[l * directions + d]; writes output [seq_len, batch, directions * hidden_size] and
-/// h_n, c_n (the shape of h0). Every shape is checked first; a wrong one throws argument_error
-/// naming it, for example "lstm_forward: h0 has shape [1, 32, 256], expected [2, 32, 256]
-/// (num_layers*num_directions = 2)".
+/// h_n, c_n (the shape of h0). Every argument is checked first; a wrong one throws argument_error
+/// naming it, how it was read and the caller's line, for example "lstm_forward: h0 has shape
+/// [1, 32, 256], expected [2, 32, 256] (num_layers*num_directions = 2, batch = 32 from input's
+/// dim 1)". A batch-first input ([batch, seq_len, input_size]) is named as such; input must be
+/// contiguous (the other views may be strided).
 template <class T>
 void lstm_forward(const lstm_config& config, checked_view<const T, 3> input, checked_view<const T, 3> h0,
                   checked_view<const T, 3> c0, const std::vector<lstm_weights<T>>& weights,
                   checked_view<T, 3> output, checked_view<T, 3> h_n, checked_view<T, 3> c_n,
                   cudaStream_t stream = nullptr,
                   cuda::std::source_location where = cuda::std::source_location::current()) {
-  constexpr const char* fn = "lstm_forward";
+  const detail::entry_point fn{"lstm_forward", where};
   using detail::fail;
   const std::int64_t hidden = config.hidden_size;
   const int dirs = config.directions();
   if (config.num_layers < 1) fail(fn, "num_layers is " + std::to_string(config.num_layers) + ", expected at least 1");
   if (hidden < 1) fail(fn, "hidden_size is " + std::to_string(hidden) + ", expected at least 1");
   const std::int64_t seq_len = input.extent(0), batch = input.extent(1);
+  // How input was read, for every message about it: torch.nn.LSTM's layout without batch_first.
+  const std::string read_as = "input has shape " + detail::shape_of(input) + ", read as [seq_len = " +
+                              std::to_string(seq_len) + ", batch = " + std::to_string(batch) +
+                              ", input_size = " + std::to_string(input.extent(2)) + "]";
+  const char* layout = "lstm_forward takes [seq_len, batch, input_size], as torch.nn.LSTM without batch_first";
   if (input.extent(2) != config.input_size)
-    fail(fn, "input has shape " + detail::shape_of(input) + ", expected [seq_len, batch, input_size = " +
-                 std::to_string(config.input_size) + "]");
+    fail(fn, read_as + ", expected input_size = " + std::to_string(config.input_size) + " (" + layout + ")");
+  if (h0.extent(1) != batch && h0.extent(1) == seq_len && seq_len != batch)
+    fail(fn, read_as + ", but h0 has shape " + detail::shape_of(h0) + ", batch " + std::to_string(h0.extent(1)) +
+                 ": is input batch-first? " + layout + ": pass input.transpose(0, 1).contiguous()");
+  if (!input.is_contiguous())
+    fail(fn, read_as + ", with strides " + detail::strides_of(input) +
+                 ": expected a contiguous (row-major) tensor (the steps are read as one [seq_len * batch, "
+                 "input_size] matrix): pass input.contiguous()");
   const std::int64_t layers_dirs = static_cast<std::int64_t>(config.num_layers) * dirs;
-  const std::string state_why = "num_layers*num_directions = " + std::to_string(layers_dirs);
+  const std::string state_why = "num_layers*num_directions = " + std::to_string(layers_dirs) + ", batch = " +
+                                std::to_string(batch) + " from input's dim 1";
   detail::expect_shape_argument(fn, "h0", h0, {layers_dirs, batch, hidden}, state_why);
   detail::expect_shape_argument(fn, "c0", c0, {layers_dirs, batch, hidden}, state_why);
   detail::expect_shape_argument(fn, "h_n", h_n, {layers_dirs, batch, hidden}, state_why);
