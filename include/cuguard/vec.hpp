@@ -4,6 +4,7 @@
 
 #include <cuguard/config.hpp>
 
+#include <cstddef>
 #include <cstring>
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
@@ -13,7 +14,7 @@ template <class T, int N>
 struct alignas(sizeof(T) * N) vec {
   static_assert(N > 0 && (N & (N - 1)) == 0, "vec: N must be a power of two");
   static_assert(sizeof(T) * N <= 16, "vec: at most 16 bytes (one 128-bit access)");
-  T v[N];
+  T v[static_cast<std::size_t>(N)];
   CUGUARD_HOST_DEVICE constexpr T& operator[](int i) noexcept { return v[i]; }
   CUGUARD_HOST_DEVICE constexpr const T& operator[](int i) const noexcept { return v[i]; }
 };

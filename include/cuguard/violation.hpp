@@ -4,6 +4,7 @@
 
 #include <cuguard/config.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <cuda/std/source_location>
 
@@ -152,23 +153,24 @@ struct violation {
 namespace detail {
 
 /// Copies `src` into `dst`, truncating at the end; null becomes "".
-template <int N>
+template <std::size_t N>
 CUGUARD_HOST_DEVICE inline void copy_text(char (&dst)[N], const char* src) noexcept {
-  int i = 0;
+  std::size_t i = 0;
   if (src != nullptr) {
-    for (; i < N - 1 && src[i] != '\0'; ++i) dst[i] = src[i];
+    for (; i + 1 < N && src[i] != '\0'; ++i) dst[i] = src[i];
   }
   dst[i] = '\0';
 }
 
 /// Copies `src` into `dst`, keeping the end of a long text ("...ples/bug.cu"): for file paths.
-template <int N>
+template <std::size_t N>
 CUGUARD_HOST_DEVICE inline void copy_tail(char (&dst)[N], const char* src) noexcept {
+  static_assert(N > 4, "copy_tail: room for \"...\" and one character");
   if (src == nullptr) {
     dst[0] = '\0';
     return;
   }
-  int len = 0;
+  std::size_t len = 0;
   while (src[len] != '\0') ++len;
   if (len < N) {
     copy_text(dst, src);
@@ -176,7 +178,7 @@ CUGUARD_HOST_DEVICE inline void copy_tail(char (&dst)[N], const char* src) noexc
   }
   dst[0] = dst[1] = dst[2] = '.';
   const char* tail = src + (len - (N - 4));
-  for (int i = 0; i < N - 4; ++i) dst[3 + i] = tail[i];
+  for (std::size_t i = 0; i < N - 4; ++i) dst[3 + i] = tail[i];
   dst[N - 1] = '\0';
 }
 

@@ -8,6 +8,7 @@
 #include <cuguard/detail/lifetime_token.hpp>
 #include <cuguard/violation.hpp>
 
+#include <cstddef>
 #include <cstdint>
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
@@ -42,12 +43,12 @@ struct pending {
   origin_info origins[violation::max_rank]; ///< where each index came from (checked_index only)
 };
 
-template <int N>
+template <std::size_t N>
 CUGUARD_HOST_DEVICE inline void copy_type(char (&dst)[N], bool is_const, const char* name) noexcept {
   const char* prefix = is_const ? "const " : "";
-  int i = 0;
-  for (; *prefix != '\0' && i < N - 1; ++prefix) dst[i++] = *prefix;
-  for (; name != nullptr && *name != '\0' && i < N - 1; ++name) dst[i++] = *name;
+  std::size_t i = 0;
+  for (; *prefix != '\0' && i + 1 < N; ++prefix) dst[i++] = *prefix;
+  for (; name != nullptr && *name != '\0' && i + 1 < N; ++name) dst[i++] = *name;
   dst[i] = '\0';
 }
 

@@ -39,8 +39,9 @@ namespace cuguard::kernels {
 template <int Tile, class T>
 __global__ void gemm_nt_kernel(checked_view<const T, 2> a, checked_view<const T, 2> b, checked_view<const T, 1> bias,
                                checked_view<T, 2> c, int check_finite) {
-  __shared__ float a_storage[Tile][Tile + 1]; // +1: no bank conflicts on the transposed read
-  __shared__ float b_storage[Tile][Tile + 1];
+  constexpr auto rows = static_cast<std::size_t>(Tile), cols = static_cast<std::size_t>(Tile + 1);
+  __shared__ float a_storage[rows][cols]; // +1: no bank conflicts on the transposed read
+  __shared__ float b_storage[rows][cols];
   auto a_tile = make_view(&a_storage[0][0], {Tile, Tile + 1}, "a_tile");
   auto b_tile = make_view(&b_storage[0][0], {Tile, Tile + 1}, "b_tile");
   const std::int64_t m_count = c.extent(0), n_count = c.extent(1), k_count = a.extent(1);
