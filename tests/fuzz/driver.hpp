@@ -352,8 +352,9 @@ class driver {
     const fuzz_model::view& m = s.model;
     std::int64_t idx[R];
     for (std::size_t r = 0; r < R; ++r) idx[r] = below(3) == 0 ? index_near(m.ext[r]) : index_near(m.ext[r]) & 0xff;
-    // As the integer type a kernel might use; the model sees what that type holds.
-    const std::uint64_t type = below(3);
+    // As the integer type a kernel might use (the model sees what that type holds), or as
+    // checked_index values read from an index view (index_from).
+    const std::uint64_t type = below(4);
     for (std::size_t r = 0; r < R; ++r)
       if (type == 1) idx[r] = static_cast<int>(idx[r]);
     i128 at = 0;
@@ -365,6 +366,11 @@ class driver {
         std::size_t u[R];
         for (std::size_t r = 0; r < R; ++r) u[r] = static_cast<std::size_t>(idx[r]);
         got_address = &v.at(u);
+      } else if (type == 3) {
+        const auto ids = cuguard::make_view(idx, {static_cast<std::int64_t>(R)}, "ids");
+        cuguard::checked_index<std::int64_t> from[R];
+        for (std::size_t r = 0; r < R; ++r) from[r] = cuguard::index_from(ids, r);
+        got_address = below(2) ? &v.at(from) : &call(v, from, std::make_index_sequence<R>{});
       } else if constexpr (R == 1) {
         got_address = &v[idx[0]];
       } else {
@@ -382,8 +388,8 @@ class driver {
     *const_cast<float*>(got_address) = x + 1;
   }
 
-  template <class V, std::size_t R, std::size_t... K>
-  static auto call(const V& v, const std::int64_t (&idx)[R], std::index_sequence<K...>) -> decltype(v(idx[K]...)) {
+  template <class V, class I, std::size_t R, std::size_t... K>
+  static auto call(const V& v, const I (&idx)[R], std::index_sequence<K...>) -> decltype(v(idx[K]...)) {
     return v(idx[K]...);
   }
 
