@@ -10,6 +10,7 @@
 #include <cuguard/violation.hpp>
 #include <cuguard/report.hpp>
 #include <cuguard/violation_error.hpp>
+#include <cuguard/argument_error.hpp>
 #include <cuguard/type_name.hpp>
 #include <cuguard/lifetime.hpp>
 #include <cuguard/checked_index.hpp>

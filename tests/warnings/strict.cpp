@@ -4,6 +4,9 @@
 #include <cuguard/cuguard.hpp>
 #include <cuguard/kernels/gather.hpp>
 #include <cuguard/kernels/lstm.hpp>
+#if __has_include(<dlpack/dlpack.h>)
+#  include <cuguard/dlpack.hpp>
+#endif
 
 #include <cstdint>
 #include <vector>
@@ -23,6 +26,16 @@ int main() {
                     state.view({1, 2, 6}));
     auto v = table.view({4, 8}).reshape({32}).slice(0, 0, 8).load<4>(0);
     (void)v;
+#if __has_include(<dlpack/dlpack.h>)
+    std::int64_t shape[2] = {4, 8};
+    DLTensor t{};
+    t.data = table.data();
+    t.device = {kDLCUDA, 0};
+    t.ndim = 2;
+    t.dtype = {static_cast<std::uint8_t>(kDLFloat), 32, 1};
+    t.shape = shape;
+    (void)cuguard::make_view<const float, 2>(t, "t");
+#endif
     cuguard::check();
   } catch (const std::exception&) {
   }

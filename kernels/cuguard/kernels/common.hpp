@@ -12,14 +12,12 @@
 
 namespace cuguard::kernels {
 
-/// Thrown by a kernel's host entry point for an argument it cannot run with. The message names
-/// the function, the argument, the dimension, the value and what was expected, for example
+/// Thrown by a kernel's host entry point for an argument it cannot run with (cuguard's
+/// argument_error). The message names the function, the argument, the dimension, the value and
+/// what was expected, for example
 /// `lstm_forward: h0 has shape [1, 32, 256], expected [2, 32, 256] (num_layers*num_directions = 2)`,
 /// then on a line of its own the caller's position (`  at train.cu:88 in forward`).
-class argument_error : public std::invalid_argument {
- public:
-  using std::invalid_argument::invalid_argument;
-};
+using argument_error = cuguard::argument_error;
 
 namespace detail {
 
@@ -56,8 +54,7 @@ struct entry_point {
 };
 
 [[noreturn]] inline void fail(const entry_point& fn, const std::string& message) {
-  throw argument_error(std::string(fn.name) + ": " + message + "\n  at " + fn.where.file_name() + ":" +
-                       std::to_string(fn.where.line()) + " in " + fn.where.function_name());
+  throw argument_error(std::string(fn.name) + ": " + message, fn.where);
 }
 
 /// Kernels read and write device memory: a view of (pageable) host memory is refused here,

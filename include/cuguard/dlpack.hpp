@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: Apache-2.0
+// Views of DLPack tensors: `cuguard::make_view<const float, 2>(dl_tensor, "x")`, with every field
+// checked against the view asked for. Uses the dlpack.h on the include path (Debian:
+// libdlpack-dev); cuguard ships none. Not included by <cuguard/cuguard.hpp>.
+#pragma once
+
+#include <cuguard/argument_error.hpp>
+#include <cuguard/checked_view.hpp>
+#include <cuguard/config.hpp>
+#include <cuguard/type_name.hpp>
+
+#include <dlpack/dlpack.h>
+
+#include <cuda/std/source_location>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#if __has_include(<cuda_fp16.h>)
+#  include <cuda_fp16.h>
+#endif
+#if __has_include(<cuda_bf16.h>)
+#  include <cuda_bf16.h>
+#endif
+
+CUGUARD_IMPL_BEGIN_NAMESPACE
+namespace detail {
+
+/// The dlpack.h included: its version as major and minor (0.6 defines DLPACK_VERSION 60 only).
+#if defined(DLPACK_MAJOR_VERSION)
+inline constexpr unsigned dlpack_header_major = DLPACK_MAJOR_VERSION;
+inline constexpr unsigned dlpack_header_minor = DLPACK_MINOR_VERSION;
+#else
+inline constexpr unsigned dlpack_header_major = 0;
+inline constexpr unsigned dlpack_header_minor = DLPACK_VERSION / 10;
+#endif
+
+/// DLPack 1.2 made strides mandatory for ndim != 0; before, null strides meant a compact
+/// row-major tensor.
+constexpr bool dlpack_null_strides_allowed(unsigned major, unsigned minor) noexcept {
+  return major == 0 || (major == 1 && minor < 2);
+}
+
+/// The DLPack type code and bits of T (lanes are always 1 for a view); code -1 for a type DLPack
+/// cannot name. bool is kDLBool where the header has it (0.8 and later), kDLUInt 8 bits before.
+template <class T>
+struct dlpack_type {
+  using V = std::remove_cv_t<T>;
+  static constexpr int code = std::is_same<V, bool>::value
+#if defined(DLPACK_MAJOR_VERSION) || DLPACK_VERSION >= 80
+                                  ? static_cast<int>(kDLBool)
+#else
+                                  ? static_cast<int>(kDLUInt)
+#endif
+                              : std::is_floating_point<V>::value ? static_cast<int>(kDLFloat)
+                              : std::is_integral<V>::value && std::is_signed<V>::value ? static_cast<int>(kDLInt)
+                              : std::is_integral<V>::value ? static_cast<int>(kDLUInt)
+                                                           : -1;
+  static constexpr int bits = static_cast<int>(sizeof(V) * 8);
+};
+#if __has_include(<cuda_fp16.h>)
+template <>
+struct dlpack_type<__half> {
+  static constexpr int code = kDLFloat, bits = 16;
+};
+template <>
+struct dlpack_type<const __half> : dlpack_type<__half> {};
+#endif
+#if __has_include(<cuda_bf16.h>)
+template <>
+struct dlpack_type<__nv_bfloat16> {
+  static constexpr int code = kDLBfloat, bits = 16;
+};
+template <>
+struct dlpack_type<const __nv_bfloat16> : dlpack_type<__nv_bfloat16> {};
+#endif
+
+/// "float32", "int64", "bfloat16", "bool" (lanes > 1: "float32x4"); "type code 9 of 8 bits" for a
+/// code this header does not name.
+inline std::string dlpack_dtype_name(int code, int bits, int lanes) {
+  std::string name;
+  switch (code) {
+    case kDLInt: name = "int" + std::to_string(bits); break;
+    case kDLUInt: name = "uint" + std::to_string(bits); break;
+    case kDLFloat: name = "float" + std::to_string(bits); break;
+    case kDLBfloat: name = "bfloat" + std::to_string(bits); break;
+#if defined(DLPACK_MAJOR_VERSION) || DLPACK_VERSION >= 80
+    case kDLBool: name = bits == 8 ? "bool" : "bool of " + std::to_string(bits) + " bits"; break;
+#endif
+    default: name = "type code " + std::to_string(code) + " of " + std::to_string(bits) + " bits"; break;
+  }
+  return lanes == 1 ? name : name + "x" + std::to_string(lanes);
+}
+
+inline const char* dlpack_device_name(int type) {
+  switch (type) {
+    case kDLCPU: return "kDLCPU";
+    case kDLCUDA: return "kDLCUDA";
+    case kDLCUDAHost: return "kDLCUDAHost";
+    case kDLCUDAManaged: return "kDLCUDAManaged";
+    default: return nullptr;
+  }
+}
+
+/// "'x': " and the like: every message starts with the tensor's label.
+inline std::string dlpack_subject(const char* label) { return std::string("'") + (label ? label : "") + "'"; }
+
+/// Checks what a view cannot check itself (rank, dtype, device type, offset, strides, the
+/// read-only flag) and returns the view; the view's construction then checks the shape (extents
+/// and strides not negative, offsets that fit) and, for tracked memory, the allocation, and this
+/// function the memory space against the device the tensor names.
+template <class T, std::size_t Rank, class Index>
+checked_view<T, Rank, Index> view_of_dlpack(const DLTensor& t, const char* label, bool read_only,
+                                            bool null_strides_allowed, const cuda::std::source_location& where) {
+  const std::string who = dlpack_subject(label);
+  if (t.ndim != static_cast<std::int32_t>(Rank))
+    throw argument_error(who + " has " + std::to_string(t.ndim) + " dimensions, expected " + std::to_string(Rank), where);
+  using dtype = dlpack_type<T>;
+  static_assert(dtype::code >= 0, "make_view(DLTensor): DLPack has no type code for this element type");
+  if (t.dtype.code != dtype::code || t.dtype.bits != dtype::bits || t.dtype.lanes != 1)
+    throw argument_error(who + " has dtype " + dlpack_dtype_name(t.dtype.code, t.dtype.bits, t.dtype.lanes) +
+                             ", expected " + dlpack_dtype_name(dtype::code, dtype::bits, 1) + " (a view of " +
+                             type_name<std::remove_cv_t<T>>::value + ")",
+                         where);
+  const char* device = dlpack_device_name(static_cast<int>(t.device.device_type));
+  if (device == nullptr)
+    throw argument_error(who + " is on DLPack device type " + std::to_string(static_cast<int>(t.device.device_type)) +
+                             ", expected kDLCPU, kDLCUDA, kDLCUDAHost or kDLCUDAManaged",
+                         where);
+  if (read_only && !std::is_const<T>::value)
+    throw argument_error(who + " is read-only (DLPACK_FLAG_BITMASK_READ_ONLY): view it as const " +
+                             type_name<std::remove_cv_t<T>>::value,
+                         where);
+  if (t.byte_offset % sizeof(T) != 0)
+    throw argument_error(who + " has byte_offset " + std::to_string(t.byte_offset) +
+                             ", not a multiple of the element size " + std::to_string(sizeof(T)),
+                         where);
+  if (Rank > 0 && t.shape == nullptr) throw argument_error(who + " has no shape (null) for " + std::to_string(Rank) + " dimensions", where);
+  std::int64_t extents[Rank];
+  std::int64_t strides[Rank];
+  for (std::size_t r = 0; r < Rank; ++r) extents[r] = t.shape[r];
+  if (t.strides == nullptr) {
+    if (!null_strides_allowed)
+      throw argument_error(who + " has null strides, which DLPack 1.2 and later do not allow for ndim != 0", where);
+    std::int64_t s = 1;
+    for (std::size_t r = Rank; r-- > 0;) {
+      strides[r] = s;
+      s = extents[r] > 0 && s <= INT64_MAX / extents[r] ? s * extents[r] : s;
+    }
+  } else {
+    for (std::size_t r = 0; r < Rank; ++r) {
+      strides[r] = t.strides[r];
+      if (strides[r] < 0)
+        throw argument_error(who + " has stride " + std::to_string(strides[r]) + " in dim " + std::to_string(r) +
+                                 ": negative strides are not supported (make a contiguous copy)",
+                             where);
+    }
+  }
+  T* data = t.data == nullptr ? nullptr
+                              : reinterpret_cast<T*>(static_cast<char*>(t.data) + t.byte_offset);
+  // The view's own checks (violation_error): extents, strides, offsets, null data, allocation.
+  const checked_view<T, Rank, Index> v(data, extents, strides, label, where);
+  // Where cuguard knows the memory (checks on: tracked allocations, and the CUDA runtime or the
+  // emulated allocator), it must be what the device type says.
+  const memory_space space = v.space();
+  const auto type = t.device.device_type;
+  const bool agrees = space == memory_space::unknown || space == memory_space::managed ||
+                      (space == memory_space::device && type == kDLCUDA) ||
+                      (space == memory_space::host && type == kDLCPU) ||
+                      (space == memory_space::pinned && (type == kDLCUDAHost || type == kDLCPU));
+  if (!agrees)
+    throw argument_error(who + " says " + device + " device " + std::to_string(t.device.device_id) + ", but its data is " +
+                             (space == memory_space::device ? "device memory"
+                              : space == memory_space::host ? "pageable host memory"
+                                                            : "pinned host memory"),
+                         where);
+  if (t.device.device_type == kDLCUDA && v.device() >= 0 && v.device() != t.device.device_id)
+    throw argument_error(who + " says kDLCUDA device " + std::to_string(t.device.device_id) + ", but its data is on device " +
+                             std::to_string(v.device()),
+                         where);
+  return v;
+}
+
+} // namespace detail
+
+/// A checked view of a DLPack tensor: `make_view<const float, 2>(dl, "x")`. Checks, with an
+/// argument_error naming the tensor, the value and what was expected: the number of dimensions
+/// (Rank), the dtype (code, bits and one lane for T), the device type (kDLCPU, kDLCUDA,
+/// kDLCUDAHost or kDLCUDAManaged) and, where cuguard knows the memory (checks on), that the data
+/// is where the device says; byte_offset (a multiple of sizeof(T)); strides (not negative; null
+/// means row-major before DLPack 1.2, as this dlpack.h's version says). The view's own checks
+/// follow (violation_error): extents not negative, offsets that fit Index, no null data under
+/// elements, inside its tracked allocation. The tensor's shape and strides are copied; its data
+/// and `label` must outlive the view. A plain DLTensor has no read-only flag: view one that may
+/// be read-only as const T.
+template <class T, std::size_t Rank, class Index = std::int64_t>
+checked_view<T, Rank, Index> make_view(const DLTensor& tensor, const char* label,
+                                       cuda::std::source_location where = cuda::std::source_location::current()) {
+  return detail::view_of_dlpack<T, Rank, Index>(
+      tensor, label, false, detail::dlpack_null_strides_allowed(detail::dlpack_header_major, detail::dlpack_header_minor),
+      where);
+}
+
+#if defined(DLPACK_MAJOR_VERSION) && DLPACK_MAJOR_VERSION >= 1
+/// A checked view of a versioned DLPack tensor (DLPack 1.0 and later): as for a DLTensor, and
+/// its major version must be this header's (another major version has another layout: only
+/// its deleter may be called), its null strides are judged by its own version, and a tensor
+/// flagged DLPACK_FLAG_BITMASK_READ_ONLY can only be viewed as const T. The view does not own
+/// the tensor: call its deleter when done with both.
+template <class T, std::size_t Rank, class Index = std::int64_t>
+checked_view<T, Rank, Index> make_view(const DLManagedTensorVersioned& tensor, const char* label,
+                                       cuda::std::source_location where = cuda::std::source_location::current()) {
+  if (tensor.version.major != DLPACK_MAJOR_VERSION)
+    throw argument_error(detail::dlpack_subject(label) + " has DLPack version " + std::to_string(tensor.version.major) + "." +
+                             std::to_string(tensor.version.minor) + ", but this dlpack.h is " +
+                             std::to_string(DLPACK_MAJOR_VERSION) + "." + std::to_string(DLPACK_MINOR_VERSION) +
+                             ": another major version has another layout (call only its deleter)",
+                         where);
+  return detail::view_of_dlpack<T, Rank, Index>(
+      tensor.dl_tensor, label, (tensor.flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0,
+      detail::dlpack_null_strides_allowed(tensor.version.major, tensor.version.minor), where);
+}
+#endif
+
+CUGUARD_IMPL_END_NAMESPACE
