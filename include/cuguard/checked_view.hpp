@@ -25,6 +25,10 @@ CUGUARD_IMPL_BEGIN_NAMESPACE
 template <class T, std::size_t Rank, class Index = std::int64_t>
 class checked_view;
 
+namespace detail {
+struct view_internals;
+} // namespace detail
+
 
 /// A view of `T` elements in `Rank` dimensions with `Index` extents and strides (in elements).
 ///
@@ -45,6 +49,7 @@ class checked_view {
 
   template <class, std::size_t, class>
   friend class checked_view;
+  friend struct detail::view_internals;
 
   static constexpr bool checks = CUGUARD_IMPL_CHECKS != 0;
   using location = cuda::std::source_location;
@@ -445,6 +450,23 @@ class checked_view {
   detail::view_meta meta_; // label, lifetime token, memory space, device, launch number
 #endif
 };
+
+namespace detail {
+/// What adapters of other frameworks' tensors set that views cannot find out themselves.
+struct view_internals {
+  /// The memory space and device of a view's memory (checks on; a no-op otherwise): under
+  /// emulation the torch adapter says that a CPU tensor is the emulated device's memory.
+  template <class T, std::size_t Rank, class Index>
+  static void set_memory(checked_view<T, Rank, Index>& v, memory_space space, int device) noexcept {
+#if CUGUARD_IMPL_CHECKS
+    v.meta_.space = space;
+    v.meta_.device = device;
+#else
+    (void)v, (void)space, (void)device;
+#endif
+  }
+};
+} // namespace detail
 
 CUGUARD_IMPL_END_NAMESPACE
 

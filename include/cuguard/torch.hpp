@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: Apache-2.0
+// cuguard::torch: checked views of at::Tensor, launches on PyTorch's current stream, and reports
+// that reach Python as Python exceptions. For PyTorch C++/CUDA extensions; needs the Torch
+// headers (CMake target cuguard::torch, configured where Torch is found). Not included by
+// <cuguard/cuguard.hpp>.
+//
+//   auto w = cuguard::torch::view<const float, 2>(weight, "weight");
+//   auto x = CUGUARD_TORCH_VIEW(x, const float, 3);       // the label is the argument's name
+//   cuguard::torch::launch(kernel, grid, block, w, x, out);
+#pragma once
+
+#include <cuguard/cuguard.hpp>
+
+#include <ATen/ATen.h>
+#include <c10/util/Exception.h>
+#if defined(__CUDACC__) && !CUGUARD_IMPL_EMULATION
+#  include <c10/cuda/CUDAStream.h>
+#endif
+#if __has_include(<cuda_fp16.h>)
+#  include <cuda_fp16.h>
+#endif
+#if __has_include(<cuda_bf16.h>)
+#  include <cuda_bf16.h>
+#endif
+
+#include <cuda/std/source_location>
+
+#include <cstddef>
+#include <cstdint>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+CUGUARD_IMPL_BEGIN_NAMESPACE
+namespace torch {
+namespace detail {
+
+/// The ScalarType of a tensor whose elements a view of T reads.
+template <class T>
+struct scalar_type_of;
+#define CUGUARD_IMPL_SCALAR(T, S)                                \
+  template <>                                                    \
+  struct scalar_type_of<T> {                                     \
+    static constexpr c10::ScalarType value = c10::ScalarType::S; \
+  };
+CUGUARD_IMPL_SCALAR(float, Float)
+CUGUARD_IMPL_SCALAR(double, Double)
+CUGUARD_IMPL_SCALAR(at::Half, Half)
+CUGUARD_IMPL_SCALAR(at::BFloat16, BFloat16)
+CUGUARD_IMPL_SCALAR(bool, Bool)
+CUGUARD_IMPL_SCALAR(std::int8_t, Char)
+CUGUARD_IMPL_SCALAR(std::uint8_t, Byte)
+CUGUARD_IMPL_SCALAR(std::int16_t, Short)
+CUGUARD_IMPL_SCALAR(std::int32_t, Int)
+CUGUARD_IMPL_SCALAR(std::int64_t, Long)
+#if __has_include(<cuda_fp16.h>)
+CUGUARD_IMPL_SCALAR(__half, Half)
+#endif
+#if __has_include(<cuda_bf16.h>)
+CUGUARD_IMPL_SCALAR(__nv_bfloat16, BFloat16)
+#endif
+#undef CUGUARD_IMPL_SCALAR
+
+/// "[2, 3]"
+inline std::string list_of(c10::IntArrayRef values) {
+  std::string s = "[";
+  for (std::size_t r = 0; r < values.size(); ++r) s += (r ? ", " : "") + std::to_string(values[r]);
+  return s + "]";
+}
+
+/// A bad tensor argument: a ValueError in Python, the message ending with the caller's line.
+[[noreturn]] inline void fail(const char* label, const std::string& message, const cuda::std::source_location& where) {
+  throw c10::ValueError({where.function_name(), where.file_name(), static_cast<std::uint32_t>(where.line())},
+                        std::string("'") + (label ? label : "") + "' " + message + "\n  at " + where.file_name() + ":" +
+                            std::to_string(where.line()) + " in " + where.function_name());
+}
+
+} // namespace detail
+
+/// A checked view of a tensor's elements: `view<const float, 2>(weight, "weight")`. Checks, with
+/// a ValueError (c10::ValueError) naming the tensor, the value and what was expected: a defined,
+/// strided tensor; its dtype (T: float, double, at::Half or __half, at::BFloat16 or
+/// __nv_bfloat16, the integer types, bool); its number of dimensions (Rank); its device (under
+/// emulation a CPU tensor, which host code and emulated kernels may both use; otherwise a CUDA or
+/// a CPU tensor, and a kernel launched with a CPU tensor's view reports wrong_memory_space);
+/// strides not negative; and that the view stays inside the tensor's storage. Non-contiguous
+/// tensors give strided views; 0-element tensors give empty views. `label` must outlive the
+/// view (a string literal: CUGUARD_TORCH_VIEW uses the argument's name).
+template <class T, std::size_t Rank, class Index = std::int64_t>
+checked_view<T, Rank, Index> view(const at::Tensor& t, const char* label,
+                                  cuda::std::source_location where = cuda::std::source_location::current()) {
+  using value = std::remove_cv_t<T>;
+  if (!t.defined()) detail::fail(label, "is an undefined tensor", where);
+  if (t.layout() != c10::kStrided || !t.has_storage()) {
+    std::ostringstream layout;
+    layout << t.layout();
+    detail::fail(label, "has layout " + layout.str() + ", expected a strided tensor", where);
+  }
+  const c10::ScalarType expected = detail::scalar_type_of<value>::value;
+  if (t.scalar_type() != expected)
+    detail::fail(label, std::string("has dtype ") + c10::toString(t.scalar_type()) + ", expected " + c10::toString(expected),
+                 where);
+  if (t.dim() != static_cast<std::int64_t>(Rank))
+    detail::fail(label, "has " + std::to_string(t.dim()) + " dimensions, expected " + std::to_string(Rank), where);
+#if CUGUARD_IMPL_EMULATION
+  if (!t.is_cpu())
+    detail::fail(label, "is on " + t.device().str() + ", expected a CPU tensor: this build runs kernels on CPU threads (emulation)",
+                 where);
+#else
+  if (!t.is_cpu() && !t.is_cuda()) detail::fail(label, "is on " + t.device().str() + ", expected a CUDA or CPU tensor", where);
+#endif
+  std::int64_t extents[Rank];
+  std::int64_t strides[Rank];
+  // The largest element offset from the first (saturated: a storage bounds the answer anyway).
+  std::uint64_t largest = 0;
+  bool empty = false;
+  for (std::size_t r = 0; r < Rank; ++r) {
+    extents[r] = t.size(static_cast<std::int64_t>(r));
+    strides[r] = t.stride(static_cast<std::int64_t>(r));
+    if (strides[r] < 0)
+      detail::fail(label, "has stride " + std::to_string(strides[r]) + " in dim " + std::to_string(r) +
+                              ": negative strides are not supported",
+                   where);
+    empty |= extents[r] == 0;
+    largest = cuguard::detail::add_reach(largest, static_cast<std::uint64_t>(extents[r]), static_cast<std::uint64_t>(strides[r]));
+  }
+  if (!empty) {
+    const auto offset = static_cast<std::uint64_t>(t.storage_offset());
+    const std::uint64_t held = t.storage().nbytes() / sizeof(T);
+    if (largest >= held || offset > held - 1 - largest)
+      detail::fail(label, "reaches element " + std::to_string(offset + largest) + " of its storage, which holds " +
+                              std::to_string(held) + " elements (storage_offset " + std::to_string(offset) + ", sizes " +
+                              detail::list_of(t.sizes()) + ", strides " + detail::list_of(t.strides()) + ")",
+                   where);
+  }
+  T* data = empty ? nullptr : reinterpret_cast<T*>(const_cast<void*>(t.data_ptr()));
+  checked_view<T, Rank, Index> v(data, extents, strides, label, where);
+#if CUGUARD_IMPL_EMULATION
+  // Under emulation a CPU tensor is memory both host code and the emulated kernels may touch.
+  cuguard::detail::view_internals::set_memory(v, memory_space::managed, 0);
+#endif
+  return v;
+}
+
+// What launches kernels: in CUDA translation units and under emulation (as <cuguard/cuguard.hpp>
+// gives the runtime). A host-only translation unit (an extension's binding .cpp) makes views.
+#if defined(__CUDACC__) || CUGUARD_IMPL_EMULATION
+
+/// The stream kernels of an op run on: PyTorch's current CUDA stream (the null stream under
+/// emulation).
+inline cudaStream_t current_stream() {
+#if defined(__CUDACC__) && !CUGUARD_IMPL_EMULATION
+  return c10::cuda::getCurrentCUDAStream().stream();
+#else
+  return nullptr;
+#endif
+}
+
+namespace detail {
+/// A cuguard report as the PyTorch error Python shows: IndexError for an index out of range
+/// (out_of_bounds, index_overflow), RuntimeError (c10::Error) for the others, the whole report
+/// as the message.
+template <class F>
+void as_torch_errors(F&& f) {
+  try {
+    f();
+  } catch (const violation_error& e) {
+    const violation_kind k = e.report().kind;
+    const c10::SourceLocation at{e.report().function, e.report().file, e.report().line};
+    if (k == violation_kind::out_of_bounds || k == violation_kind::index_overflow) throw c10::IndexError(at, e.what());
+    throw c10::Error(at, e.what());
+  } catch (const cuda_error& e) {
+    throw c10::Error({__func__, __FILE__, static_cast<std::uint32_t>(__LINE__)}, e.what());
+  } catch (const argument_error& e) {
+    throw c10::ValueError({__func__, __FILE__, static_cast<std::uint32_t>(__LINE__)}, e.what());
+  }
+}
+} // namespace detail
+
+/// cuguard::check() on the current stream, its reports as PyTorch errors (see launch).
+inline void check() {
+  detail::as_torch_errors([] { cuguard::check(current_stream()); });
+}
+
+/// Launches a kernel on the current stream: cuguard::launch, with its reports as PyTorch errors
+/// (a violation out of range: IndexError; other violations and CUDA errors: RuntimeError; a bad
+/// view argument: ValueError), so that a Python caller gets an exception and goes on. Where
+/// launches are synchronous (emulation, CUGUARD_LAUNCH_BLOCKING=1) a violation of this kernel
+/// is raised here, at the op that ran it; otherwise by a later torch::check() or launch.
+template <class... Params, class... Args>
+void launch(void (*kernel)(Params...), cuguard::detail::grid_arg grid, dim3 block, Args&&... args) {
+  const launch_config config(grid.value, block, 0, current_stream(), nullptr, grid.where);
+  detail::as_torch_errors([&] {
+    cuguard::launch(config, kernel, std::forward<Args>(args)...);
+    if (emulated) cuguard::check(config.stream);
+  });
+}
+
+/// The same with dynamic shared memory: `launch({grid, block, shared_bytes}, kernel, args...)`.
+/// The stream given in the config is replaced by the current stream.
+template <class... Params, class... Args>
+void launch(launch_config config, void (*kernel)(Params...), Args&&... args) {
+  config.stream = current_stream();
+  detail::as_torch_errors([&] {
+    cuguard::launch(config, kernel, std::forward<Args>(args)...);
+    if (emulated) cuguard::check(config.stream);
+  });
+}
+
+#endif
+
+} // namespace torch
+CUGUARD_IMPL_END_NAMESPACE
+
+/// A checked view of the tensor argument `tensor`, labelled with its own name:
+/// `auto x = CUGUARD_TORCH_VIEW(x, const float, 3);` is `cuguard::torch::view<const float, 3>(x, "x")`.
+#define CUGUARD_TORCH_VIEW(tensor, T, Rank) ::cuguard::torch::view<T, Rank>(tensor, #tensor)

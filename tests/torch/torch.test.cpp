@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: Apache-2.0
+// cuguard::torch with real tensors: views of CPU tensors (contiguous, transposed, empty, half),
+// every kind of bad tensor argument as a ValueError naming the tensor, a storage shrunk under a
+// tensor, and an emulated kernel's out-of-bounds read as an IndexError after which the next
+// launch works.
+#include <cuguard/torch.hpp>
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <string>
+
+namespace torch_tests {
+
+/// The message of the c10 error of type E that `call` throws, without PyTorch's backtrace ("no
+/// error" if none; "another error: ..." for another type).
+template <class E, class Call>
+std::string message_of(Call call) {
+  try {
+    call();
+  } catch (const E& e) {
+    return e.what_without_backtrace();
+  } catch (const std::exception& e) {
+    return std::string("another error: ") + e.what();
+  }
+  return "no error";
+}
+
+/// "\n  at <this file>:<line> in "
+std::string at_line(int line) { return "\n  at " __FILE__ ":" + std::to_string(line) + " in "; }
+
+/// The first line of `text`.
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+__global__ void gather_rows(cuguard::checked_view<const float, 2> table, cuguard::checked_view<const std::int64_t, 1> rows,
+                            cuguard::checked_view<float, 2> out) {
+  const auto row = cuguard::index_from(rows, blockIdx.x);
+  for (std::int64_t j = threadIdx.x; j < out.extent(1); j += blockDim.x) out(blockIdx.x, j) = table(row, j); // torch-test-read
+}
+
+} // namespace torch_tests
+using namespace torch_tests;
+
+TEST_CASE("a view of a tensor has its sizes, strides and data, contiguous or not") {
+  const at::Tensor t = at::arange(6, at::kFloat).reshape({2, 3});
+  const auto v = cuguard::torch::view<const float, 2>(t, "t");
+  CHECK(v.extent(0) == 2);
+  CHECK(v.extent(1) == 3);
+  CHECK(v.stride(0) == 3);
+  CHECK(v(1, 2) == 5.0f);
+  CHECK(std::string(v.label()) == "t");
+  const at::Tensor tt = t.t();
+  const auto w = CUGUARD_TORCH_VIEW(tt, const float, 2);
+  CHECK(std::string(w.label()) == "tt");
+  CHECK(w.stride(0) == 1);
+  CHECK(w.stride(1) == 3);
+  CHECK(w(2, 1) == 5.0f);
+  const at::Tensor part = t.slice(1, 1, 3);
+  CHECK(cuguard::torch::view<const float, 2>(part, "part")(1, 0) == 4.0f);
+  const at::Tensor none = at::zeros({0, 4});
+  CHECK(cuguard::torch::view<float, 2>(none, "none").empty());
+  const at::Tensor half = at::ones({4}, at::kHalf);
+  CHECK(cuguard::torch::view<const __half, 1>(half, "half").extent(0) == 4);
+  CHECK(cuguard::torch::view<const at::Half, 1>(half, "half").extent(0) == 4);
+}
+
+TEST_CASE("a bad tensor argument is a ValueError naming the tensor, the value, what was expected and the caller") {
+  const at::Tensor weight = at::zeros({2, 3}, at::kHalf);
+  int line = __LINE__ + 1;
+  std::string said = message_of<c10::ValueError>([&] { (void)cuguard::torch::view<const float, 2>(weight, "weight"); });
+  CHECK(first_line(said) == "'weight' has dtype Half, expected Float");
+  CHECK(said.find(at_line(line)) != std::string::npos);
+  const at::Tensor x = at::zeros({2, 3});
+  line = __LINE__ + 1;
+  said = message_of<c10::ValueError>([&] { (void)CUGUARD_TORCH_VIEW(x, const float, 3); });
+  CHECK(first_line(said) == "'x' has 2 dimensions, expected 3");
+  CHECK(said.find(at_line(line)) != std::string::npos);
+  CHECK(first_line(message_of<c10::ValueError>([&] { (void)cuguard::torch::view<float, 1>(at::Tensor(), "missing"); })) ==
+        "'missing' is an undefined tensor");
+  const at::Tensor ids = at::zeros({3}, at::kLong);
+  CHECK(first_line(message_of<c10::ValueError>([&] { (void)cuguard::torch::view<const int, 1>(ids, "ids"); })) ==
+        "'ids' has dtype Long, expected Int");
+  const at::Tensor sparse = at::zeros({2, 2}).to_sparse();
+  CHECK(first_line(message_of<c10::ValueError>([&] { (void)cuguard::torch::view<const float, 2>(sparse, "sparse"); })) ==
+        "'sparse' has layout Sparse, expected a strided tensor");
+}
+
+TEST_CASE("a tensor whose storage was shrunk under it is refused, naming what it reaches") {
+  at::Tensor x = at::zeros({10});
+  const at::Tensor tail = x.slice(0, 6, 10);
+  x.storage().set_nbytes(8 * sizeof(float));
+  CHECK(first_line(message_of<c10::ValueError>([&] { (void)cuguard::torch::view<const float, 1>(tail, "tail"); })) ==
+        "'tail' reaches element 9 of its storage, which holds 8 elements (storage_offset 6, sizes [4], strides [1])");
+  x.storage().set_nbytes(10 * sizeof(float));
+  CHECK(cuguard::torch::view<const float, 1>(tail, "tail").extent(0) == 4);
+}
+
+TEST_CASE("an out-of-bounds read in a kernel is an IndexError with the report, and the next launch works") {
+  const at::Tensor table = at::arange(32, at::kFloat).reshape({4, 8});
+  at::Tensor rows = at::tensor({0, 3, 4}, at::kLong); // 4: one past the end
+  at::Tensor out = at::zeros({3, 8});
+  const auto run = [&] {
+    cuguard::torch::launch(gather_rows, 3, 32, CUGUARD_TORCH_VIEW(table, const float, 2),
+                           CUGUARD_TORCH_VIEW(rows, const std::int64_t, 1), CUGUARD_TORCH_VIEW(out, float, 2));
+  };
+  const std::string said = message_of<c10::IndexError>(run);
+  CHECK(first_line(said) == "cuguard: out-of-bounds access to 'table' const float[4, 8] at (4, 0): dim 0 index 4 >= extent 4");
+  CHECK(said.find("index 4 came from 'rows'[2]") != std::string::npos);
+  CHECK(said.find("torch.test.cpp:") != std::string::npos);
+  CHECK(said.find("in gather_rows") != std::string::npos);
+  rows.index_put_({2}, 1);
+  CHECK(message_of<c10::Error>(run) == "no error");
+  CHECK(out[2][7].item<float>() == 15.0f);
+}
