@@ -6,6 +6,9 @@
 #include <cuguard/torch.hpp>
 #include <doctest/doctest.h>
 
+#include <ATen/DLConvertor.h>
+#include <cuguard/dlpack.hpp>
+
 #include <cstdint>
 #include <string>
 
@@ -110,4 +113,22 @@ TEST_CASE("an out-of-bounds read in a kernel is an IndexError with the report, a
   rows.index_put_({2}, 1);
   CHECK(message_of<c10::Error>(run) == "no error");
   CHECK(out[2][7].item<float>() == 15.0f);
+}
+
+TEST_CASE("a DLPack tensor made by PyTorch's toDLPack is viewed with its shape and strides, and checked") {
+  const at::Tensor t = at::arange(6, at::kFloat).reshape({2, 3}).t(); // [3, 2], strides [1, 3]
+  DLManagedTensor* managed = at::toDLPack(t);
+  const auto v = cuguard::make_view<const float, 2>(managed->dl_tensor, "t");
+  CHECK(v.extent(0) == 3);
+  CHECK(v.stride(0) == 1);
+  CHECK(v.stride(1) == 3);
+  CHECK(v(2, 1) == 5.0f);
+  std::string said;
+  try {
+    (void)cuguard::make_view<const std::int64_t, 2>(managed->dl_tensor, "t");
+  } catch (const cuguard::argument_error& e) {
+    said = first_line(e.what());
+  }
+  CHECK(said == "'t' has dtype float32, expected int64 (a view of int64)");
+  managed->deleter(managed);
 }
