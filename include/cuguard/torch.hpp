@@ -27,8 +27,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
 #include <sstream>
 #include <string>
+#include <unordered_map>
 #include <type_traits>
 #include <utility>
 
@@ -76,6 +78,57 @@ inline std::string list_of(c10::IntArrayRef values) {
                             std::to_string(where.line()) + " in " + where.function_name());
 }
 
+#if CUGUARD_IMPL_CHECKS
+/// A storage whose deleter cuguard wrapped: the deleter PyTorch gave it and its data.
+struct wrapped_storage {
+  c10::DeleterFnPtr original;
+  const void* data;
+};
+
+inline std::mutex& storages_mutex() {
+  static std::mutex* m = new std::mutex; // never destroyed: storages die during static destruction too
+  return *m;
+}
+inline std::unordered_map<void*, wrapped_storage>& wrapped_storages() {
+  static auto* m = new std::unordered_map<void*, wrapped_storage>;
+  return *m;
+}
+
+/// The deleter of a tracked storage: releases its allocation in cuguard's registry (views of it
+/// report use_after_free from now on), then calls PyTorch's own deleter.
+inline void release_storage(void* context) {
+  wrapped_storage s{nullptr, nullptr};
+  {
+    std::lock_guard<std::mutex> lock(storages_mutex());
+    auto found = wrapped_storages().find(context);
+    if (found == wrapped_storages().end()) return; // cannot happen: only wrapped storages get here
+    s = found->second;
+    wrapped_storages().erase(found);
+  }
+  cuguard::release(s.data, cuda::std::source_location::current("the deleter of a PyTorch storage", "", 0, 0));
+  if (s.original != nullptr) s.original(context);
+}
+
+/// Tracks the storage of a CPU tensor `t` (once: its deleter is wrapped by release_storage), so
+/// that views of it carry a lifetime token and report use_after_free once PyTorch frees it, even
+/// where the allocator hands the block to another tensor. Only pageable CPU storages: PyTorch's
+/// CUDA caching allocator and pinned host allocator recognise their blocks by their deleter
+/// (record_stream would skip a wrapped one), so those are left as they are.
+inline void track_storage(const at::Tensor& t, const char* label, memory_space space, int device) {
+  if (!t.is_cpu() || t.is_pinned()) return;
+  c10::DataPtr& data = t.storage().unsafeGetStorageImpl()->data_ptr();
+  void* context = data.get_context();
+  if (data.get() == nullptr || context == nullptr || data.get_deleter() == &release_storage) return;
+  {
+    std::lock_guard<std::mutex> lock(storages_mutex());
+    const c10::DeleterFnPtr original = data.get_deleter();
+    if (!data.compare_exchange_deleter(original, &release_storage)) return;
+    wrapped_storages()[context] = {original, data.get()};
+  }
+  cuguard::track(data.get(), t.storage().nbytes(), label, space, device);
+}
+#endif
+
 } // namespace detail
 
 /// A checked view of a tensor's elements: `view<const float, 2>(weight, "weight")`. Checks, with
@@ -85,7 +138,10 @@ inline std::string list_of(c10::IntArrayRef values) {
 /// emulation a CPU tensor, which host code and emulated kernels may both use; otherwise a CUDA or
 /// a CPU tensor, and a kernel launched with a CPU tensor's view reports wrong_memory_space);
 /// strides not negative; and that the view stays inside the tensor's storage. Non-contiguous
-/// tensors give strided views; 0-element tensors give empty views. `label` must outlive the
+/// tensors give strided views; 0-element tensors give empty views. With checks on, a CPU
+/// tensor's storage is tracked the first time a view is made of it (its deleter is wrapped), so
+/// that a view of a tensor PyTorch has freed reports use_after_free naming the tensor (CUDA
+/// tensors: not yet, see README). `label` must outlive the
 /// view (a string literal: CUGUARD_TORCH_VIEW uses the argument's name).
 template <class T, std::size_t Rank, class Index = std::int64_t>
 checked_view<T, Rank, Index> view(const at::Tensor& t, const char* label,
@@ -134,12 +190,15 @@ checked_view<T, Rank, Index> view(const at::Tensor& t, const char* label,
                               detail::list_of(t.sizes()) + ", strides " + detail::list_of(t.strides()) + ")",
                    where);
   }
+  // Under emulation a CPU tensor is memory both host code and the emulated kernels may touch.
+  const memory_space space = emulated ? memory_space::managed : t.is_cuda() ? memory_space::device : memory_space::host;
+  const int device = emulated ? 0 : t.is_cuda() ? t.device().index() : -1;
+#if CUGUARD_IMPL_CHECKS
+  detail::track_storage(t, label, space, device);
+#endif
   T* data = empty ? nullptr : reinterpret_cast<T*>(const_cast<void*>(t.data_ptr()));
   checked_view<T, Rank, Index> v(data, extents, strides, label, where);
-#if CUGUARD_IMPL_EMULATION
-  // Under emulation a CPU tensor is memory both host code and the emulated kernels may touch.
-  cuguard::detail::view_internals::set_memory(v, memory_space::managed, 0);
-#endif
+  cuguard::detail::view_internals::set_memory(v, space, device);
   return v;
 }
 

@@ -132,3 +132,24 @@ TEST_CASE("a DLPack tensor made by PyTorch's toDLPack is viewed with its shape a
   CHECK(said == "'t' has dtype float32, expected int64 (a view of int64)");
   managed->deleter(managed);
 }
+
+TEST_CASE("a view of a tensor PyTorch has freed reports use_after_free naming the tensor") {
+  cuguard::checked_view<const float, 1> v;
+  {
+    const at::Tensor hidden = at::ones({8});
+    v = CUGUARD_TORCH_VIEW(hidden, const float, 1);
+    CHECK(v(7) == 1.0f);
+    const auto again = CUGUARD_TORCH_VIEW(hidden, const float, 1); // the storage is tracked once
+    CHECK(again.token().slot == v.token().slot);
+  } // the storage is freed here
+  const at::Tensor other = at::zeros({8}); // may reuse the block
+  std::string said;
+  try {
+    (void)v(0);
+  } catch (const cuguard::violation_error& e) {
+    CHECK(e.report().kind == cuguard::violation_kind::use_after_free);
+    said = first_line(e.what());
+  }
+  CHECK(said == "cuguard: use after free: access to 'hidden' const float[8] at (0): allocation 'hidden' (32 bytes) was released");
+  CHECK(CUGUARD_TORCH_VIEW(other, const float, 1)(0) == 0.0f);
+}
