@@ -95,13 +95,18 @@ def registers_needed(ptxas, arch, ptx_file, entry, default):
     return high, floor is not None and high == int(floor.group(1))
 
 
-def find_cuobjdump(given, nvcc):
+def find_cuobjdump(given, nvcc, root=None):
     given = given or os.environ.get("CUGUARD_CUOBJDUMP")
     if given:
         return given if pathlib.Path(given).is_file() else None
     for candidate in (shutil.which("cuobjdump"), pathlib.Path(shutil.which(nvcc) or nvcc).parent / "cuobjdump"):
         if candidate and pathlib.Path(candidate).is_file():
             return str(candidate)
+    # Where scripts/install-test-deps puts NVIDIA's from PyPI.
+    if root:
+        found = sorted(glob.glob(os.path.join(str(root), ".ci", "tools", "nvidia", "*", "bin", "cuobjdump")))
+        if found:
+            return found[-1]
     spec = importlib.util.find_spec("nvidia")
     for root in (spec.submodule_search_locations or []) if spec else []:
         found = sorted(glob.glob(os.path.join(root, "*", "bin", "cuobjdump")))
@@ -311,7 +316,7 @@ def main():
     ptx_on, log_on = compile_kernels(args.nvcc, args.arch, root, 1, work)
     build_off, build_on = (compile_seconds(args.nvcc, args.arch, root, c, work) for c in (0, 1))
     ptxas = str(pathlib.Path(shutil.which(args.nvcc) or args.nvcc).parent / "ptxas")
-    cuobjdump = find_cuobjdump(args.cuobjdump, args.nvcc)
+    cuobjdump = find_cuobjdump(args.cuobjdump, args.nvcc, root)
     sass_off = sass_functions(cuobjdump, work / "checks0" / "kernels.cubin") if cuobjdump else None
     sass_on = sass_functions(cuobjdump, work / "checks1" / "kernels.cubin") if cuobjdump else None
 
