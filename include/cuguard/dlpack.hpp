@@ -141,27 +141,20 @@ checked_view<T, Rank, Index> view_of_dlpack(const DLTensor& t, const char* label
   std::int64_t extents[Rank];
   std::int64_t strides[Rank];
   for (std::size_t r = 0; r < Rank; ++r) extents[r] = t.shape[r];
-  if (t.strides == nullptr) {
-    if (!null_strides_allowed)
-      throw argument_error(who + " has null strides, which DLPack 1.2 and later do not allow for ndim != 0", where);
-    std::int64_t s = 1;
-    for (std::size_t r = Rank; r-- > 0;) {
-      strides[r] = s;
-      s = extents[r] > 0 && s <= INT64_MAX / extents[r] ? s * extents[r] : s;
-    }
-  } else {
-    for (std::size_t r = 0; r < Rank; ++r) {
-      strides[r] = t.strides[r];
-      if (strides[r] < 0)
-        throw argument_error(who + " has stride " + std::to_string(strides[r]) + " in dim " + std::to_string(r) +
-                                 ": negative strides are not supported (make a contiguous copy)",
-                             where);
-    }
+  if (t.strides == nullptr && !null_strides_allowed)
+    throw argument_error(who + " has null strides, which DLPack 1.2 and later do not allow for ndim != 0", where);
+  for (std::size_t r = 0; t.strides != nullptr && r < Rank; ++r) {
+    strides[r] = t.strides[r];
+    if (strides[r] < 0)
+      throw argument_error(who + " has stride " + std::to_string(strides[r]) + " in dim " + std::to_string(r) +
+                               ": negative strides are not supported (make a contiguous copy)",
+                           where);
   }
-  T* data = t.data == nullptr ? nullptr
-                              : reinterpret_cast<T*>(static_cast<char*>(t.data) + t.byte_offset);
+  T* data = t.data == nullptr ? nullptr : reinterpret_cast<T*>(static_cast<char*>(t.data) + t.byte_offset);
   // The view's own checks (violation_error): extents, strides, offsets, null data, allocation.
-  const checked_view<T, Rank, Index> v(data, extents, strides, label, where);
+  // Null strides: the row-major view.
+  const checked_view<T, Rank, Index> v = t.strides == nullptr ? checked_view<T, Rank, Index>(data, extents, label, where)
+                                                              : checked_view<T, Rank, Index>(data, extents, strides, label, where);
   // Where cuguard knows the memory (checks on: tracked allocations, and the CUDA runtime or the
   // emulated allocator), it must be what the device type says.
   const memory_space space = v.space();

@@ -21,12 +21,10 @@ CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::slice(
                         {{}, 0}, where);
       return emptied<Rank>();
     }
-    // An empty slice at the end keeps the data pointer: begin * stride may be past every offset
-    // the view can hold (extent 4, stride 2^61). So does a view of null data (no elements).
-    if (begin < extents_[dim] && data_ != nullptr) out.data_ = data_ + begin * strides_[dim];
-  } else {
-    out.data_ = data_ + begin * strides_[dim];
   }
+  // (Checked builds: an empty slice at the end keeps the data pointer, as begin * stride may be
+  // past every offset the view can hold (extent 4, stride 2^61); so does a view of null data.)
+  if (!checks || (begin < extents_[dim] && data_ != nullptr)) out.data_ = data_ + begin * strides_[dim];
   out.extents_[dim] = static_cast<Index>(end - begin);
   return out;
 }
