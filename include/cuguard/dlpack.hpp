@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Views of DLPack tensors: `cuguard::make_view<const float, 2>(dl_tensor, "x")`, with every field
-// checked against the view asked for. Uses the dlpack.h on the include path (Debian:
-// libdlpack-dev); cuguard ships none. Not included by <cuguard/cuguard.hpp>.
+// checked against the view asked for. Uses the dlpack.h the program has (dlpack/dlpack.h, Debian:
+// libdlpack-dev; or PyTorch's ATen/dlpack.h); cuguard ships none. Not included by <cuguard/cuguard.hpp>.
 #pragma once
 
 #include <cuguard/argument_error.hpp>
@@ -9,7 +9,17 @@
 #include <cuguard/config.hpp>
 #include <cuguard/type_name.hpp>
 
-#include <dlpack/dlpack.h>
+// The DLPack header the program already has (PyTorch's ATen/dlpack.h, included first, guards
+// itself as dlpack/dlpack.h does), else dlpack/dlpack.h, else PyTorch's copy.
+#if !defined(DLPACK_DLPACK_H_)
+#  if __has_include(<dlpack/dlpack.h>)
+#    include <dlpack/dlpack.h>
+#  elif __has_include(<ATen/dlpack.h>)
+#    include <ATen/dlpack.h>
+#  else
+#    error "cuguard/dlpack.hpp needs dlpack.h (Debian: libdlpack-dev; PyTorch ships ATen/dlpack.h)"
+#  endif
+#endif
 
 #include <cuda/std/source_location>
 
