@@ -31,5 +31,11 @@ function(cuguard_add_torch_target target core mode)
   separate_arguments(flags UNIX_COMMAND "${TORCH_CXX_FLAGS}")
   target_link_libraries(${target} INTERFACE ${core} ${TORCH_LIBRARIES})
   target_compile_options(${target} INTERFACE ${flags})
-  message(STATUS "cuguard: cuguard::torch with Torch ${Torch_VERSION}")
+  if(Torch_VERSION VERSION_LESS 2.2)
+    # Views of CUDA tensors follow the caching allocator's frees through its trace hook.
+    message(STATUS "cuguard: cuguard::torch with Torch ${Torch_VERSION} (use_after_free of CUDA tensors needs "
+                   "Torch 2.2 or later, whose caching allocator reports its frees; CPU tensors are followed)")
+  else()
+    message(STATUS "cuguard: cuguard::torch with Torch ${Torch_VERSION}")
+  endif()
 endfunction()

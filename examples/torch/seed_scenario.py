@@ -8,7 +8,8 @@ namespace is registered once per process):
   2. without checks, CUGUARD_LAUNCH_BLOCKING=1 (like CUDA_LAUNCH_BLOCKING=1);
   3. with checks: an IndexError naming the kernel's line, 'mask_idx', the index and the extent.
 
-Under emulation (no GPU, or CUGUARD_EMULATION=1) the kernels run on CPU threads on CPU tensors.
+With a GPU (and a CUDA build of Torch) the ops run on CUDA tensors; under emulation (no GPU, or
+CUGUARD_EMULATION=1) the kernels run on CPU threads on CPU tensors.
 Usage: python3 seed_scenario.py [BUILD_DIR] (default: build-torch-demo in the checkout)
 """
 import os
@@ -23,16 +24,18 @@ import build
 def scenario(bad: bool) -> float:
     torch.manual_seed(0)
     seq_len, batch, vocab, dim, hidden = 8, 4, 50, 16, 32
-    weight = torch.randn(vocab, dim)
-    tokens = torch.randint(0, vocab, (seq_len * batch,))
+    on = build.device()
+    weight = torch.randn(vocab, dim).to(on)
+    tokens = torch.randint(0, vocab, (seq_len * batch,)).to(on)
     embedded = torch.ops.cuguard_demo.embedding(weight, tokens)  # [seq_len * batch, dim]
     # The positions a padding mask kept; the last one is one past the end when `bad`.
     mask_idx = torch.arange(seq_len * batch)
     if bad:
         mask_idx[-1] = seq_len * batch
-    gathered = torch.ops.cuguard_demo.masked_gather(embedded, mask_idx)
-    lstm = torch.nn.LSTM(dim, hidden, num_layers=2, bidirectional=True)
+    gathered = torch.ops.cuguard_demo.masked_gather(embedded, mask_idx.to(on))
+    lstm = torch.nn.LSTM(dim, hidden, num_layers=2, bidirectional=True).to(on)
     output, _ = lstm(gathered.reshape(seq_len, batch, dim))  # allocates its hidden state here
+    torch.ops.cuguard_demo.check()  # the end of a step: what the ops' kernels recorded
     return float(output.double().abs().sum())
 
 
@@ -43,6 +46,9 @@ def run(mode: str, build_dir: str) -> None:
     except IndexError as e:
         print(f"IndexError: {e}")
         print(f"the op works again after the error: checksum without the bad index {scenario(False):.6f}")
+        return
+    except RuntimeError as e:  # on a GPU without checks: CUDA's error, wherever it surfaces
+        print(f"RuntimeError: {str(e).splitlines()[0]}")
         return
     print(f"output checksum with the bad index: {with_bad:.6f}; without it: {without:.6f}")
     if with_bad != without:

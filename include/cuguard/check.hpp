@@ -54,4 +54,24 @@ inline void check(cudaStream_t stream = nullptr) {
   }
 }
 
+/// Reports a violation that device code of the current device has already recorded, without
+/// waiting for the device when there is none: one read of the report channel's flag (mapped
+/// pinned memory) and, only if it is set, what check(stream) does (wait, throw
+/// violation_error). Cheap enough for every entry point of a library: cuguard::torch::launch
+/// calls it before each launch, so that an earlier kernel's violation is raised at the latest
+/// by the next launch. CUDA errors are left to check(). Nothing to do with checks off.
+inline void poll(cudaStream_t stream = nullptr) {
+#if CUGUARD_IMPL_CHECKS
+  bool recorded = false;
+  {
+    detail::host_lock lock(detail::runtime().mutex);
+    if (const detail::device_runtime* d = detail::ready_device_locked())
+      recorded = __atomic_load_n(&d->host_channel->started, __ATOMIC_ACQUIRE) != 0u;
+  }
+  if (recorded) check(stream);
+#else
+  (void)stream;
+#endif
+}
+
 CUGUARD_IMPL_END_NAMESPACE

@@ -44,10 +44,17 @@ class lifetime_registry final : public host_hooks {
  public:
   lifetime_registry() { install_host_hooks(*this); }
 
+  /// Registers `bytes` at `p`. With `once`, an allocation already live at `p` is kept (its
+  /// token returned) instead of being registered again: what an adapter that sees the same
+  /// storage from many tensors, on many threads, asks for.
   lifetime_token track(const void* p, std::size_t bytes, const char* label, memory_space space, int device,
-                       cuda::std::source_location where) {
+                       cuda::std::source_location where, bool once = false) {
     std::lock_guard<std::mutex> lock(mutex_);
     const auto begin = reinterpret_cast<std::uintptr_t>(p);
+    if (once) {
+      const auto live = live_.find(begin);
+      if (live != live_.end()) return {live->second, generation_of(live->second)};
+    }
     std::uint32_t slot = 0;
     if (next_fresh_ < lifetime_slots) {
       slot = next_fresh_++;
@@ -67,24 +74,37 @@ class lifetime_registry final : public host_hooks {
     return {slot, generation_of(slot)};
   }
 
-  /// Releases the allocation that starts at `p`; a violation if there is none. Device copies
-  /// of the generations are updated in the order of `stream` (host_hooks::released).
-  void release(const void* p, cuda::std::source_location where, void* stream = nullptr) {
+  /// Releases the allocation that starts at `p` if one is live there (true); otherwise does
+  /// nothing (false). Device copies of the generations are updated in the order of `stream`
+  /// (host_hooks::released).
+  bool release_live(const void* p, cuda::std::source_location where, void* stream = nullptr) {
     const auto begin = reinterpret_cast<std::uintptr_t>(p);
-    violation v{};
     std::uint32_t slot = 0, generation = 0;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       auto it = live_.find(begin);
-      if (it != live_.end()) {
-        slot = it->second;
-        live_.erase(it);
-        infos_[slot].live = false;
-        infos_[slot].released = where;
-        generation = next_generation(slot);
-        released_[begin] = slot;
-        free_.push_back(slot);
-      }
+      if (it == live_.end()) return false;
+      slot = it->second;
+      live_.erase(it);
+      infos_[slot].live = false;
+      infos_[slot].released = where;
+      generation = next_generation(slot);
+      released_[begin] = slot;
+      free_.push_back(slot);
+    }
+    // Outside the registry's lock: the runtime's hooks make CUDA calls and take its lock.
+    allocation_released(slot, generation, stream);
+    return true;
+  }
+
+  /// Releases the allocation that starts at `p`; a violation if there is none (released
+  /// already: use_after_free; never tracked: invalid_argument).
+  void release(const void* p, cuda::std::source_location where, void* stream = nullptr) {
+    if (release_live(p, where, stream)) return;
+    const auto begin = reinterpret_cast<std::uintptr_t>(p);
+    violation v{};
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
       auto old = released_.find(begin);
       if (old != released_.end()) {
         v.kind = violation_kind::use_after_free;
@@ -93,11 +113,6 @@ class lifetime_registry final : public host_hooks {
         v.kind = violation_kind::invalid_argument;
         v.value = static_cast<std::int64_t>(begin);
       }
-    }
-    if (slot != 0) {
-      // Outside the registry's lock: the runtime's hooks make CUDA calls and take its lock.
-      allocation_released(slot, generation, stream);
-      return;
     }
     v.op = operation::release;
     v.dim = -1;

@@ -16,6 +16,15 @@
 #if defined(__CUDACC__) && !CUGUARD_IMPL_EMULATION
 #  include <c10/cuda/CUDAStream.h>
 #endif
+// A CUDA build of Torch (its CUDA headers are complete) outside emulation: views of CUDA
+// tensors follow the caching allocator's frees where it reports them (Torch 2.2 and later).
+#if !CUGUARD_IMPL_EMULATION && CUGUARD_IMPL_CHECKS && __has_include(<c10/cuda/CUDACachingAllocator.h>) && \
+    __has_include(<c10/cuda/impl/cuda_cmake_macros.h>) && __has_include(<cuda_runtime_api.h>)
+#  define CUGUARD_IMPL_TORCH_CUDA 1
+#  include <c10/cuda/CUDACachingAllocator.h>
+#else
+#  define CUGUARD_IMPL_TORCH_CUDA 0
+#endif
 #if __has_include(<cuda_fp16.h>)
 #  include <cuda_fp16.h>
 #endif
@@ -78,6 +87,30 @@ inline std::string list_of(c10::IntArrayRef values) {
                             std::to_string(where.line()) + " in " + where.function_name());
 }
 
+/// The DataPtr of a storage, to wrap its deleter: without the checks a newer Torch makes on
+/// mutable access (which would materialize a copy-on-write storage); older Torch (1.x) has only
+/// data_ptr().
+template <class Storage>
+auto mutable_data_ptr_of(Storage& s, int) -> decltype(s._mutable_data_ptr_no_checks()) {
+  return s._mutable_data_ptr_no_checks();
+}
+template <class Storage>
+c10::DataPtr& mutable_data_ptr_of(Storage& s, long) {
+  return s.data_ptr();
+}
+
+/// The address of a tensor's first element, for a view of T: read-only access for a const T
+/// where Torch has it (const_data_ptr(), which leaves a copy-on-write tensor as it is).
+template <class T, class Tensor>
+auto data_of(const Tensor& t, int) -> decltype(t.const_data_ptr()) {
+  if constexpr (std::is_const<T>::value) return t.const_data_ptr();
+  else return t.data_ptr();
+}
+template <class T, class Tensor>
+const void* data_of(const Tensor& t, long) {
+  return t.data_ptr();
+}
+
 #if CUGUARD_IMPL_CHECKS
 /// A storage whose deleter cuguard wrapped: the deleter PyTorch gave it and its data.
 struct wrapped_storage {
@@ -116,7 +149,7 @@ inline void release_storage(void* context) {
 /// (record_stream would skip a wrapped one), so those are left as they are.
 inline void track_storage(const at::Tensor& t, const char* label, memory_space space, int device) {
   if (!t.is_cpu() || t.is_pinned()) return;
-  c10::DataPtr& data = t.storage().unsafeGetStorageImpl()->data_ptr();
+  c10::DataPtr& data = mutable_data_ptr_of(*t.storage().unsafeGetStorageImpl(), 0);
   void* context = data.get_context();
   if (data.get() == nullptr || context == nullptr || data.get_deleter() == &release_storage) return;
   {
@@ -125,8 +158,60 @@ inline void track_storage(const at::Tensor& t, const char* label, memory_space s
     if (!data.compare_exchange_deleter(original, &release_storage)) return;
     wrapped_storages()[context] = {original, data.get()};
   }
-  cuguard::track(data.get(), t.storage().nbytes(), label, space, device);
+  cuguard::track(data.get(), t.storage().nbytes(), label, space, device,
+                 cuda::std::source_location::current("a PyTorch storage", "", 0, 0));
 }
+
+#if CUGUARD_IMPL_TORCH_CUDA
+/// What the CUDA caching allocator calls on every event of its trace: a free that completed
+/// (the block may be handed out again from now on) releases the block in cuguard's registry, in
+/// the order of the block's stream, so that views of its tensors report use_after_free. The
+/// allocator calls it with its own lock held: it takes cuguard's locks only, which are never
+/// held while calling into PyTorch.
+struct free_follower {
+  template <class Entry>
+  void operator()(const Entry& e) const {
+    if (e.action_ != Entry::FREE_COMPLETED) return;
+    void* stream = e.stream_;
+    (void)cuguard::detail::registry().release_live(
+        reinterpret_cast<const void*>(static_cast<std::uintptr_t>(e.addr_)),
+        cuda::std::source_location::current("PyTorch's CUDA caching allocator", "", 0, 0), stream);
+  }
+};
+
+/// Attaches free_follower to the allocator, where it has a trace hook (Torch 2.2 and later).
+template <class Allocator>
+auto attach_free_follower(Allocator* a, int) -> decltype(a->attachAllocatorTraceTracker(free_follower{}), bool()) {
+  if (a == nullptr) return false;
+  try {
+    a->attachAllocatorTraceTracker(free_follower{});
+    return true;
+  } catch (const std::exception&) { // an allocator backend without the hook (cudaMallocAsync)
+    return false;
+  }
+}
+template <class Allocator>
+bool attach_free_follower(Allocator*, long) {
+  return false;
+}
+
+inline bool follow_cuda_frees() {
+  static const bool following = attach_free_follower(c10::cuda::CUDACachingAllocator::get(), 0);
+  return following;
+}
+
+/// Tracks the storage of a CUDA tensor (once per block) where the caching allocator reports
+/// its frees: blocks of other allocators (from_blob, other backends) are left untracked, since
+/// their frees would go unseen.
+inline void track_cuda_storage(const at::Tensor& t, const char* label, int device) {
+  if (!t.is_cuda() || !follow_cuda_frees()) return;
+  const c10::DataPtr& data = t.storage().data_ptr();
+  if (data.get() == nullptr || data.get_deleter() != c10::cuda::CUDACachingAllocator::get()->raw_deleter()) return;
+  cuguard::detail::registry().track(data.get(), t.storage().nbytes(), label, memory_space::device, device,
+                                    cuda::std::source_location::current("PyTorch's CUDA caching allocator", "", 0, 0),
+                                    /*once=*/true);
+}
+#endif
 #endif
 
 } // namespace detail
@@ -196,7 +281,10 @@ checked_view<T, Rank, Index> view(const at::Tensor& t, const char* label,
 #if CUGUARD_IMPL_CHECKS
   detail::track_storage(t, label, space, device);
 #endif
-  T* data = empty ? nullptr : reinterpret_cast<T*>(const_cast<void*>(t.data_ptr()));
+#if CUGUARD_IMPL_TORCH_CUDA
+  detail::track_cuda_storage(t, label, device);
+#endif
+  T* data = empty ? nullptr : static_cast<T*>(const_cast<void*>(detail::data_of<T>(t, 0)));
   checked_view<T, Rank, Index> v(data, extents, strides, label, where);
   cuguard::detail::view_internals::set_memory(v, space, device);
   return v;
@@ -246,11 +334,14 @@ inline void check() {
 /// (a violation out of range: IndexError; other violations and CUDA errors: RuntimeError; a bad
 /// view argument: ValueError), so that a Python caller gets an exception and goes on. Where
 /// launches are synchronous (emulation, CUGUARD_LAUNCH_BLOCKING=1) a violation of this kernel
-/// is raised here, at the op that ran it; otherwise by a later torch::check() or launch.
+/// is raised here, at the op that ran it; otherwise at the latest by the next torch::launch
+/// (which polls the report channel first, without synchronizing: cuguard::poll) or
+/// torch::check().
 template <class... Params, class... Args>
 void launch(void (*kernel)(Params...), cuguard::detail::grid_arg grid, dim3 block, Args&&... args) {
   const launch_config config(grid.value, block, 0, current_stream(), nullptr, grid.where);
   detail::as_torch_errors([&] {
+    cuguard::poll(config.stream);
     cuguard::launch(config, kernel, std::forward<Args>(args)...);
     if (emulated) cuguard::check(config.stream);
   });
@@ -262,6 +353,7 @@ template <class... Params, class... Args>
 void launch(launch_config config, void (*kernel)(Params...), Args&&... args) {
   config.stream = current_stream();
   detail::as_torch_errors([&] {
+    cuguard::poll(config.stream);
     cuguard::launch(config, kernel, std::forward<Args>(args)...);
     if (emulated) cuguard::check(config.stream);
   });

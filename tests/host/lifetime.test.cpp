@@ -140,3 +140,26 @@ CUGUARD_UNCHECKED_TEST("with checks off track and release do nothing") {
   cuguard::release(&x); // a second release is not noticed either
   CHECK(cuguard::make_view(&x, {1}, "x")[0] == 0.0f);
 }
+
+CUGUARD_CHECKED_TEST("tracking once keeps the live allocation, and release_live leaves untracked memory alone") {
+  auto storage = std::make_unique<float[]>(8);
+  const auto& here = cuda::std::source_location::current();
+  const cuguard::lifetime_token first =
+      cuguard::detail::registry().track(storage.get(), 32, "first", cuguard::memory_space::host, -1, here, true);
+  const cuguard::lifetime_token again =
+      cuguard::detail::registry().track(storage.get(), 32, "again", cuguard::memory_space::host, -1, here, true);
+  CHECK(first.slot != 0);
+  CHECK(again.slot == first.slot);
+  CHECK(again.generation == first.generation);
+  auto v = cuguard::make_view(storage.get(), {8}, "v");
+  CHECK(v.token().slot == first.slot);
+  float other[4];
+  CHECK_FALSE(cuguard::detail::registry().release_live(other, here)); // never tracked: nothing, no violation
+  CHECK(cuguard::detail::registry().release_live(storage.get(), here));
+  CHECK_FALSE(cuguard::detail::registry().release_live(storage.get(), here)); // released already
+  cuguard_test::caught c;
+  CUGUARD_TEST_CATCH(c, (void)v(0));
+  REQUIRE(c.thrown);
+  CHECK(c.report.kind == violation_kind::use_after_free);
+  CHECK(std::string(c.report.alloc_label) == "first");
+}

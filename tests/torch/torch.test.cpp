@@ -115,6 +115,27 @@ TEST_CASE("an out-of-bounds read in a kernel is an IndexError with the report, a
   CHECK(out[2][7].item<float>() == 15.0f);
 }
 
+TEST_CASE("a violation of an earlier kernel is raised by the next torch::launch, and the one after works") {
+  const at::Tensor table = at::arange(32, at::kFloat).reshape({4, 8});
+  const at::Tensor bad = at::tensor({5}, at::kLong);
+  const at::Tensor good = at::tensor({1}, at::kLong);
+  at::Tensor out = at::zeros({1, 8});
+  // cuguard::launch leaves the record in the channel (no check after it): as a kernel still
+  // running on a GPU would.
+  cuguard::launch(gather_rows, 1, 32, CUGUARD_TORCH_VIEW(table, const float, 2), CUGUARD_TORCH_VIEW(bad, const std::int64_t, 1),
+                  CUGUARD_TORCH_VIEW(out, float, 2));
+  const auto run_good = [&] {
+    cuguard::torch::launch(gather_rows, 1, 32, CUGUARD_TORCH_VIEW(table, const float, 2),
+                           CUGUARD_TORCH_VIEW(good, const std::int64_t, 1), CUGUARD_TORCH_VIEW(out, float, 2));
+  };
+  const std::string said = message_of<c10::IndexError>(run_good);
+  CHECK(first_line(said) == "cuguard: out-of-bounds access to 'table' const float[4, 8] at (5, 0): dim 0 index 5 >= extent 4");
+  CHECK(said.find("index 5 came from 'bad'[0]") != std::string::npos);
+  CHECK(out[0][0].item<float>() == 0.0f); // the good launch was not started
+  CHECK(message_of<c10::Error>(run_good) == "no error");
+  CHECK(out[0][7].item<float>() == 15.0f);
+}
+
 TEST_CASE("a DLPack tensor made by PyTorch's toDLPack is viewed with its shape and strides, and checked") {
   const at::Tensor t = at::arange(6, at::kFloat).reshape({2, 3}).t(); // [3, 2], strides [1, 3]
   DLManagedTensor* managed = at::toDLPack(t);

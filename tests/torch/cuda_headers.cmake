@@ -1,0 +1,43 @@
+# Compiles cuguard::torch's CUDA path against the headers of a CUDA build of Torch (HEADERS), as
+# an extension built by torch.utils.cpp_extension would: the example ops (examples/torch) by
+# nvcc, and a binding file (host_only.cpp) by the host compiler, both with checks on. The objects
+# must hold cuguard's follower of the caching allocator's frees (the trace hook of Torch 2.2 and
+# later was found). Nothing is linked or run: there is no CUDA build of Torch's
+# libraries here.
+set(torch_includes -I${HEADERS} -I${HEADERS}/torch/csrc/api/include -I${SOURCE_DIR}/include)
+foreach(dir IN LISTS CUDA_INCLUDE) # the toolkit's headers, and CCCL's (cuda/std) for the host compiler
+  list(APPEND torch_includes -I${dir})
+  if(EXISTS "${dir}/cccl")
+    list(APPEND torch_includes -I${dir}/cccl)
+  endif()
+endforeach()
+set(common -std=c++20 -D_GLIBCXX_USE_CXX11_ABI=1)
+file(MAKE_DIRECTORY "${BINARY_DIR}")
+
+function(compile what)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${what} does not compile against ${HEADERS}:\n${out}${err}")
+  endif()
+  message(STATUS "compiles: ${what}")
+endfunction()
+
+function(holds_follower what object)
+  execute_process(COMMAND nm -C "${object}" OUTPUT_VARIABLE symbols RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0 OR NOT symbols MATCHES "free_follower::operator\\(\\)<c10::[A-Za-z:]*TraceEntry>")
+    message(FATAL_ERROR "${what}: no free_follower for the caching allocator's TraceEntry in ${object}")
+  endif()
+  message(STATUS "follows the caching allocator's frees: ${what}")
+endfunction()
+
+# (Checks on only: what checks off compiles is compiled with checks on too, and the emulated
+# builds of the extension compile both.)
+set(object "${BINARY_DIR}/cuguard_ops.o")
+compile("examples/torch/cuguard_ops.cpp (nvcc, checks on)"
+  ${NVCC} ${common} -x cu -arch=sm_${ARCH} --expt-relaxed-constexpr -DCUGUARD_ENABLE_CHECKS=1 ${torch_includes}
+  -c "${SOURCE_DIR}/examples/torch/cuguard_ops.cpp" -o "${object}")
+holds_follower("examples/torch/cuguard_ops.cpp" "${object}")
+set(object "${BINARY_DIR}/host_only.o")
+compile("tests/torch/host_only.cpp (${CXX}, checks on)"
+  ${CXX} ${common} -DCUGUARD_ENABLE_CHECKS=1 ${torch_includes} -c "${SOURCE_DIR}/tests/torch/host_only.cpp" -o "${object}")
+holds_follower("tests/torch/host_only.cpp" "${object}")
