@@ -1,0 +1,252 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""Static costs of checks on kernels as users write them (bench/user_kernels/kernels.cu), without a
+GPU: registers, instructions in the kernel, and instructions per iteration of its innermost loop,
+for raw accessors, a hand-written check, cuguard with checks off and on, and cuda::std::mdspan with
+CCCL's device assertions.
+
+Compiles kernels.cu to sm_<arch> cubins three times (checks off, checks on, the mdspan kernels
+with -DCCCL_ENABLE_DEVICE_ASSERTIONS), reads registers and spills from ptxas -v and the SASS from
+cuobjdump -sass. The innermost loop is the back edge (a branch to an earlier address) whose range
+holds no other back edge; where the compiler split a loop (an unrolled body and a remainder), the
+one with the most iterations per pass. Instructions per iteration are those of the shortest path
+from the loop's first instruction to its back edge (the path on which every check passes: a
+failing check branches away to its report), divided by the source iterations one pass runs (its
+count of marker instructions, e.g. stores, over the markers of one iteration).
+
+Checks: with checks off every cuguard kernel has the SASS of its raw twin, and no kernel spills.
+--goals also checks issue 13's goals for checks on (at most raw + 8 registers; innermost loop at
+most 1.25x the hand check's instructions) and fails where they are not met.
+--table FILE writes the Markdown table (bench/user-kernels.md).
+"""
+import argparse
+import collections
+import datetime
+import os
+import pathlib
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT / "tests" / "static"))
+import ptx_static  # noqa: E402  (find_cuobjdump, resources)
+
+# kernel -> (marker instructions of one source iteration, how many)
+KERNELS = {
+    "copy2d": (r"\bST[GS]?(\.|\s)", 1),
+    "embedding": (r"\bST[GS]?(\.|\s)", 1),
+    "gather1": (r"\bST[GS]?(\.|\s)", 1),
+    "matmul16": (r"\bBAR\.SYNC", 2),
+    "lstm_cell": (r"\bST[GS]?(\.|\s)", 2),
+    "rowsum": (r"\bFADD\b", 1),
+}
+VARIANTS = [("raw", "raw", 0), ("hand", "hand check", 0), ("cg", "cuguard checks off", 0), ("cg", "cuguard checks on", 1),
+            ("md", "mdspan + CCCL assertions", None)]
+
+
+def compile_cubin(nvcc, arch, checks, work):
+    """(cubin path, ptxas log) of kernels.cu with CUGUARD_ENABLE_CHECKS=checks; checks None: the
+    mdspan kernels with CCCL's device assertions."""
+    name = "mdspan" if checks is None else f"checks{checks}"
+    cubin = work / f"{name}.cubin"
+    flags = ["-DUSER_KERNELS_MDSPAN", "-DCCCL_ENABLE_DEVICE_ASSERTIONS"] if checks is None else [f"-DCUGUARD_ENABLE_CHECKS={checks}"]
+    cmd = [nvcc, "-std=c++17", f"-arch=sm_{arch}", "-I", str(ROOT / "include"), *flags, "-cubin", "-Xptxas", "-v",
+           str(HERE / "user_kernels" / "kernels.cu"), "-o", str(cubin)]
+    run = subprocess.run(cmd, capture_output=True, text=True)
+    if run.returncode != 0:
+        sys.exit(f"nvcc failed ({name}):\n{run.stderr}")
+    return cubin, run.stderr + run.stdout
+
+
+def sass(cuobjdump, cubin):
+    """{mangled name: [(address, instruction)]} from cuobjdump -sass."""
+    run = subprocess.run([cuobjdump, "-sass", str(cubin)], capture_output=True, text=True)
+    if run.returncode != 0:
+        sys.exit(f"cuobjdump failed:\n{run.stderr}")
+    functions = {}
+    for chunk in re.split(r"\n\s*Function : ", run.stdout)[1:]:
+        name, body = chunk.split("\n", 1)
+        functions[name.strip()] = [(int(m.group(1), 16), re.sub(r"\s+", " ", m.group(2)).strip()) for m in
+                                   re.finditer(r"^\s*/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;", body, re.MULTILINE)]
+    return functions
+
+
+def branch_target(instruction):
+    m = re.search(r"\bBRA(?:\.\S+)?\s+(?:\S+,\s*)?0x([0-9a-f]+)", instruction)
+    return int(m.group(1), 16) if m else None
+
+
+def body_end(code):
+    """The instructions up to the last EXIT or branch, without the padding after it."""
+    last = max(i for i, (_, ins) in enumerate(code) if re.search(r"\bEXIT\b|\bBRA\b", ins))
+    return code[:last + 1]
+
+
+def successors(code, index, i, head, tail):
+    """Where the instruction at index i may go next, inside [head, tail]: the next instruction,
+    and a branch's target (an unconditional branch only there); an unconditional EXIT nowhere."""
+    ins = code[i][1]
+    if re.match(r"EXIT\b", ins):
+        return []
+    target = branch_target(ins)
+    nexts = []
+    if target is not None and index.get(target) is not None and head <= index[target] <= tail:
+        nexts.append(index[target])
+    if (target is None or ins.startswith("@")) and i + 1 <= tail:
+        nexts.append(i + 1)
+    return nexts
+
+
+def shortest_path(code, head, tail):
+    """The instructions of the shortest path from index `head` to the back edge at index `tail`
+    (breadth first), or None."""
+    index = {addr: i for i, (addr, _) in enumerate(code)}
+    parent = {head: None}
+    queue = collections.deque([head])
+    while queue:
+        i = queue.popleft()
+        if i == tail:
+            break
+        for j in successors(code, index, i, head, tail):
+            if j not in parent:
+                parent[j] = i
+                queue.append(j)
+    if tail not in parent:
+        return None
+    path, i = [], tail
+    while i is not None:
+        path.append(code[i][1])
+        i = parent[i]
+    return path[::-1]
+
+
+def innermost_loop(code, marker, per_iteration):
+    """(instructions per iteration, iterations per pass) of the innermost loop, or None."""
+    index = {addr: i for i, (addr, _) in enumerate(code)}
+    edges = []
+    for i, (addr, ins) in enumerate(code):
+        target = branch_target(ins)
+        if target is not None and target < addr and target in index:
+            edges.append((index[target], i))
+    # Loops whose hot path runs the kernel's work (its markers); of those the innermost (holding
+    # no other), and of those the one that runs the most iterations per pass.
+    loops = []
+    for h, t in edges:
+        path = shortest_path(code, h, t)
+        if path:
+            iterations = sum(1 for ins in path if re.search(marker, ins)) / per_iteration
+            if iterations > 0:
+                loops.append((h, t, len(path) / iterations, iterations))
+    inner = [l for l in loops if not any(l[0] <= m[0] and m[1] <= l[1] and m[:2] != l[:2] for m in loops)]
+    if not inner:
+        return None
+    best = max(inner, key=lambda l: (l[3], -l[2]))
+    return best[2], best[3]
+
+
+def kernel_name(mangled):
+    m = re.match(r"_ZN(\d+)(\w+?)(\d+)(\w+?)E", mangled)
+    if not m:
+        return None, None
+    ns = m.group(2)[:int(m.group(1))]
+    rest = m.group(2)[int(m.group(1)):] + m.group(3) + m.group(4)
+    n = re.match(r"(\d+)", rest)
+    return ns, rest[len(n.group(1)):len(n.group(1)) + int(n.group(1))] if n else None
+
+
+def strip_names(code):
+    return [ins for _, ins in body_end(code)]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--nvcc", default="nvcc")
+    ap.add_argument("--arch", default="90")
+    ap.add_argument("--cuobjdump")
+    ap.add_argument("--table")
+    ap.add_argument("--goals", action="store_true")
+    args = ap.parse_args()
+    cuobjdump = ptx_static.find_cuobjdump(args.cuobjdump, args.nvcc, ROOT)
+    if cuobjdump is None:
+        print("user_kernels: no cuobjdump (scripts/install-test-deps puts one in .ci/tools): skipped")
+        return 1 if os.environ.get("CUGUARD_REQUIRE_SASS") == "1" else 0
+    results = {}  # (kernel, variant label) -> dict
+    failures = []
+    off_sass = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        work = pathlib.Path(tmp)
+        for checks in (0, 1, None):
+            cubin, log = compile_cubin(args.nvcc, args.arch, checks, work)
+            ptx_static.SPILLS.clear()
+            regs = ptx_static.resources(log)
+            spills = dict(ptx_static.SPILLS)
+            for mangled, code in sass(cuobjdump, cubin).items():
+                ns, kernel = kernel_name(mangled)
+                if kernel not in KERNELS:
+                    continue
+                for variant, label, want in VARIANTS:
+                    if variant != ns or want != checks:
+                        continue
+                    body = body_end(code)
+                    loop = innermost_loop(body, *KERNELS[kernel])
+                    results[(kernel, label)] = {"regs": regs.get(mangled, (None, 0))[0], "insns": len(body),
+                                                "loop": loop, "spills": spills.get(mangled, 0)}
+                    if spills.get(mangled, 0):
+                        failures.append(f"{kernel} ({label}) spills {spills[mangled]} bytes")
+                    if checks == 0 and ns in ("raw", "cg"):
+                        off_sass[(kernel, ns)] = strip_names(code)
+    for kernel in KERNELS:
+        if off_sass.get((kernel, "raw")) != off_sass.get((kernel, "cg")):
+            failures.append(f"{kernel}: with checks off the SASS differs from the raw kernel's")
+
+    def cell(r):
+        if r is None:
+            return "not built"
+        loop = f"{r['loop'][0]:.0f}" if r["loop"] else "no loop"
+        return f"{r['regs']} / {loop}"
+
+    lines = ["| kernel | " + " | ".join(label for _, label, _ in VARIANTS) + " |",
+             "| --- |" + " --- |" * len(VARIANTS)]
+    for kernel in KERNELS:
+        lines.append(f"| {kernel} | " + " | ".join(cell(results.get((kernel, label))) for _, label, _ in VARIANTS) + " |")
+    lines += ["", "Instructions in the whole kernel (SASS, without the padding after its end):", "",
+              "| kernel | " + " | ".join(label for _, label, _ in VARIANTS) + " |",
+              "| --- |" + " --- |" * len(VARIANTS)]
+    for kernel in KERNELS:
+        lines.append(f"| {kernel} | " + " | ".join(str(results[(kernel, label)]["insns"]) if (kernel, label) in results
+                                                  else "not built" for _, label, _ in VARIANTS) + " |")
+    goals = []
+    for kernel in KERNELS:
+        raw, hand, on = (results.get((kernel, label)) for label in ("raw", "hand check", "cuguard checks on"))
+        if not (raw and hand and on):
+            continue
+        reg_ok = on["regs"] <= raw["regs"] + 8
+        loop_ok = bool(on["loop"] and hand["loop"] and on["loop"][0] <= 1.25 * hand["loop"][0])
+        ratio = f"{on['loop'][0] / hand['loop'][0]:.2f}x" if on["loop"] and hand["loop"] else "n/a"
+        goals.append(f"| {kernel} | {on['regs'] - raw['regs']:+d} | {ratio} | {'met' if reg_ok and loop_ok else 'not met'} |")
+        if args.goals and not (reg_ok and loop_ok):
+            failures.append(f"{kernel}: checks on {on['regs']} registers (raw {raw['regs']}), loop {ratio} of the hand check's")
+    lines += ["", "Checks on against the goals (at most raw + 8 registers; innermost loop at most 1.25x the hand check's):",
+              "", "| kernel | registers over raw | loop vs hand check | goals |", "| --- | --- | --- | --- |", *goals]
+    table = "\n".join(lines)
+    print("Registers / instructions per innermost-loop iteration (sm_" + args.arch + "):\n")
+    print(table)
+    if args.table:
+        version = subprocess.run([args.nvcc, "--version"], capture_output=True, text=True).stdout
+        release = re.search(r"release [\d.]+, V[\d.]+", version)
+        header = ["# Checks on kernels as users write them: static costs", "",
+                  f"`bench/user_kernels.py` on `bench/user_kernels/kernels.cu`, sm_{args.arch}, nvcc "
+                  f"{release.group(0) if release else '(version unknown)'}, {datetime.date.today().isoformat()}. "
+                  "No GPU: registers from ptxas, instructions from the SASS (cuobjdump). Each cell: registers / "
+                  "instructions per iteration of the innermost loop (its shortest path, on which every check passes).", ""]
+        pathlib.Path(args.table).write_text("\n".join(header) + "\n" + table + "\n")
+    for f in failures:
+        print("FAIL:", f)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
