@@ -17,7 +17,8 @@ count of marker instructions, e.g. stores, over the markers of one iteration).
 Checks: with checks off every cuguard kernel has the SASS of its raw twin, and no kernel spills.
 --goals also checks issue 13's goals for checks on (at most raw + 8 registers; innermost loop at
 most 1.25x the hand check's instructions) and fails where they are not met.
---table FILE writes the Markdown table (bench/user-kernels.md).
+--table FILE writes the Markdown table (bench/user-kernels.md); --expect FILE fails unless the
+measured tables are the ones FILE holds (CI: the committed table cannot drift).
 """
 import argparse
 import collections
@@ -168,6 +169,7 @@ def main():
     ap.add_argument("--cuobjdump")
     ap.add_argument("--table")
     ap.add_argument("--goals", action="store_true")
+    ap.add_argument("--expect", help="the committed table (bench/user-kernels.md) that the measurements must match")
     args = ap.parse_args()
     cuobjdump = ptx_static.find_cuobjdump(args.cuobjdump, args.nvcc, ROOT)
     if cuobjdump is None:
@@ -243,6 +245,8 @@ def main():
                   "No GPU: registers from ptxas, instructions from the SASS (cuobjdump). Each cell: registers / "
                   "instructions per iteration of the innermost loop (its shortest path, on which every check passes).", ""]
         pathlib.Path(args.table).write_text("\n".join(header) + "\n" + table + "\n")
+    if args.expect and not pathlib.Path(args.expect).read_text().endswith("\n" + table + "\n"):
+        failures.append(f"{args.expect} is not what this measures: rerun bench/user_kernels.py --table {args.expect}")
     for f in failures:
         print("FAIL:", f)
     return 1 if failures else 0
