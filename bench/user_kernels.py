@@ -33,7 +33,7 @@ import tempfile
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT / "tests" / "static"))
-import ptx_static  # noqa: E402  (find_cuobjdump, resources)
+import ptx_static  # noqa: E402  (find_cuobjdump, resources, sass_listing)
 
 # kernel -> (marker instructions of one source iteration, how many)
 KERNELS = {
@@ -60,19 +60,6 @@ def compile_cubin(nvcc, arch, checks, work):
     if run.returncode != 0:
         sys.exit(f"nvcc failed ({name}):\n{run.stderr}")
     return cubin, run.stderr + run.stdout
-
-
-def sass(cuobjdump, cubin):
-    """{mangled name: [(address, instruction)]} from cuobjdump -sass."""
-    run = subprocess.run([cuobjdump, "-sass", str(cubin)], capture_output=True, text=True)
-    if run.returncode != 0:
-        sys.exit(f"cuobjdump failed:\n{run.stderr}")
-    functions = {}
-    for chunk in re.split(r"\n\s*Function : ", run.stdout)[1:]:
-        name, body = chunk.split("\n", 1)
-        functions[name.strip()] = [(int(m.group(1), 16), re.sub(r"\s+", " ", m.group(2)).strip()) for m in
-                                   re.finditer(r"^\s*/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;", body, re.MULTILINE)]
-    return functions
 
 
 def branch_target(instruction):
@@ -185,7 +172,7 @@ def main():
             ptx_static.SPILLS.clear()
             regs = ptx_static.resources(log)
             spills = dict(ptx_static.SPILLS)
-            for mangled, code in sass(cuobjdump, cubin).items():
+            for mangled, code in ptx_static.sass_listing(cuobjdump, cubin).items():
                 ns, kernel = kernel_name(mangled)
                 if kernel not in KERNELS:
                     continue

@@ -115,18 +115,24 @@ def find_cuobjdump(given, nvcc, root=None):
     return None
 
 
-def sass_functions(cuobjdump, cubin):
-    """{mangled name: [instructions]} from cuobjdump -sass: the instruction text of every line,
-    without addresses and encodings (branch targets stay: they are offsets in the function)."""
+def sass_listing(cuobjdump, cubin):
+    """{mangled name: [(address, instruction)]} from cuobjdump -sass: the address and the
+    instruction text of every line, without its encoding."""
     run = subprocess.run([cuobjdump, "-sass", str(cubin)], capture_output=True, text=True)
     if run.returncode != 0:
         sys.exit(f"cuobjdump failed:\n{run.stderr}")
     functions = {}
     for chunk in re.split(r"\n\s*Function : ", run.stdout)[1:]:
         name, body = chunk.split("\n", 1)
-        functions[name.strip()] = [re.sub(r"\s+", " ", m.group(1)) for m in
-                                   re.finditer(r"^\s*/\*[0-9a-f]{4,}\*/\s+(.*?)\s*;", body, re.MULTILINE)]
+        functions[name.strip()] = [(int(m.group(1), 16), re.sub(r"\s+", " ", m.group(2)).strip()) for m in
+                                   re.finditer(r"^\s*/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;", body, re.MULTILINE)]
     return functions
+
+
+def sass_functions(cuobjdump, cubin):
+    """{mangled name: [instructions]} from cuobjdump -sass: the instruction text of every line,
+    without addresses and encodings (branch targets stay: they are offsets in the function)."""
+    return {name: [ins for _, ins in code] for name, code in sass_listing(cuobjdump, cubin).items()}
 
 
 def entry_functions(ptx):
