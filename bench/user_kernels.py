@@ -135,18 +135,10 @@ def innermost_loop(code, marker, per_iteration):
     return best[2], best[3]
 
 
-def kernel_name(mangled):
-    m = re.match(r"_ZN(\d+)(\w+?)(\d+)(\w+?)E", mangled)
-    if not m:
-        return None, None
-    ns = m.group(2)[:int(m.group(1))]
-    rest = m.group(2)[int(m.group(1)):] + m.group(3) + m.group(4)
-    n = re.match(r"(\d+)", rest)
-    return ns, rest[len(n.group(1)):len(n.group(1)) + int(n.group(1))] if n else None
-
-
-def strip_names(code):
-    return [ins for _, ins in body_end(code)]
+def kernel_name(demangled):
+    """("cg", "copy2d") for "cg::copy2d(cuguard::...)"; (None, None) for anything else."""
+    m = re.match(r"(\w+)::(\w+)\(", demangled)
+    return (m.group(1), m.group(2)) if m else (None, None)
 
 
 def main():
@@ -172,8 +164,10 @@ def main():
             ptx_static.SPILLS.clear()
             regs = ptx_static.resources(log)
             spills = dict(ptx_static.SPILLS)
-            for mangled, code in ptx_static.sass_listing(cuobjdump, cubin).items():
-                ns, kernel = kernel_name(mangled)
+            listing = ptx_static.sass_listing(cuobjdump, cubin)
+            names = ptx_static.demangle(list(listing))
+            for mangled, code in listing.items():
+                ns, kernel = kernel_name(names[mangled])
                 if kernel not in KERNELS:
                     continue
                 for variant, label, want in VARIANTS:
@@ -186,7 +180,7 @@ def main():
                     if spills.get(mangled, 0):
                         failures.append(f"{kernel} ({label}) spills {spills[mangled]} bytes")
                     if checks == 0 and ns in ("raw", "cg"):
-                        off_sass[(kernel, ns)] = strip_names(code)
+                        off_sass[(kernel, ns)] = [ins for _, ins in body]
     for kernel in KERNELS:
         if off_sass.get((kernel, "raw")) != off_sass.get((kernel, "cg")):
             failures.append(f"{kernel}: with checks off the SASS differs from the raw kernel's")
