@@ -35,13 +35,31 @@
 #  define CUGUARD_IMPL_THROW 1
 #endif
 
-// CUGUARD_ON_DEVICE_VIOLATION_TRAP: a violation in device code traps (the kernel stops at once and
-// the CUDA context is lost; the report is still read). Default: record the first violation,
-// redirect the bad access to a scratch element and let the kernel finish.
+// Device policy: what a thread does after it recorded a violation in device code. Default: it
+// stops (PTX `exit`); the other threads run on, the kernel finishes, the CUDA context stays
+// usable, and check() reports. A stopped thread no longer counts at __syncthreads() or at a
+// warp-synchronous intrinsic, so neither hangs; a lane that reads a stopped lane's value through
+// a shuffle reads an undefined value. The count of violations is a lower bound (a thread counts
+// its first only).
+// CUGUARD_ON_DEVICE_VIOLATION_CONTINUE: the thread goes on; its bad access is redirected to a
+// scratch element; every violation is counted. Slower: the compiler carries the choice between the
+// element and the scratch as an address. For kernels whose threads wait for one another other
+// than at __syncthreads() or a warp intrinsic (named barriers with a thread count, grid-wide
+// sync, spin loops on a flag another thread sets).
+// CUGUARD_ON_DEVICE_VIOLATION_TRAP: the kernel stops at once, the CUDA context is lost; the report
+// is still read.
+#if defined(CUGUARD_ON_DEVICE_VIOLATION_TRAP) && defined(CUGUARD_ON_DEVICE_VIOLATION_CONTINUE)
+#  error "define at most one of CUGUARD_ON_DEVICE_VIOLATION_TRAP and CUGUARD_ON_DEVICE_VIOLATION_CONTINUE"
+#endif
 #if defined(CUGUARD_ON_DEVICE_VIOLATION_TRAP)
 #  define CUGUARD_IMPL_DEVICE_TRAP 1
 #else
 #  define CUGUARD_IMPL_DEVICE_TRAP 0
+#endif
+#if defined(CUGUARD_ON_DEVICE_VIOLATION_CONTINUE)
+#  define CUGUARD_IMPL_DEVICE_CONTINUE 1
+#else
+#  define CUGUARD_IMPL_DEVICE_CONTINUE 0
 #endif
 
 // CUGUARD_EMULATION: 1 builds native kernels with the host compiler and runs them on CPU threads.
@@ -120,23 +138,33 @@
 #  define CUGUARD_IMPL_DEVICE_PASS 0
 #endif
 
-// The cold side of a check (detail::fail_access and friends): inlined into device code that
-// records and continues, where its few stores cost fewer registers than a call; out of line
-// everywhere else.
+// The cold side of a check (detail::fail_access and friends): inlined into device code that stops
+// the thread or continues, where its few stores cost fewer registers than a call (an out-of-line
+// cold path, with the view by value or by reference, took more: bench/user_kernels.py); out of
+// line everywhere else.
 #if CUGUARD_IMPL_DEVICE_PASS && !CUGUARD_IMPL_DEVICE_TRAP
 #  define CUGUARD_IMPL_COLD CUGUARD_IMPL_FORCEINLINE
 #else
 #  define CUGUARD_IMPL_COLD inline CUGUARD_IMPL_NOINLINE
 #endif
 
+// On the cold side of a check that never returns to its caller: host code throws or aborts,
+// device code stops the thread or traps. Not under CUGUARD_ON_DEVICE_VIOLATION_CONTINUE.
+#if CUGUARD_IMPL_DEVICE_CONTINUE
+#  define CUGUARD_IMPL_FAIL_NORETURN
+#else
+#  define CUGUARD_IMPL_FAIL_NORETURN [[noreturn]]
+#endif
+
 // ---------------------------------------------------------------------------------------------
 // ABI namespace: every macro that changes inline code or shared state (checks, emulation, the
 // host and device policies, the lifetime table's size) gives every cuguard entity a different
 // mangled name, so a program that mixes translation units built differently fails to link
-// instead of silently breaking the ODR ("checked_v4", "checked_emulated_abort_trap_slots8_v4").
+// instead of silently breaking the ODR ("checked_v5", "checked_emulated_abort_trap_slots8_v5").
 // The number changes with the layout of a view or of the report channel (v1: views carry their
 // launch number; v2: the record holds the allocation's size; v3: the record's numbers by name;
-// v4: bounded records whether its value and bound are unsigned).
+// v4: bounded records whether its value and bound are unsigned; v5: the record says whether its
+// count is a lower bound).
 // ---------------------------------------------------------------------------------------------
 #if CUGUARD_IMPL_CHECKS
 #  define CUGUARD_IMPL_ABI_MODE checked
@@ -155,6 +183,8 @@
 #endif
 #if CUGUARD_IMPL_DEVICE_TRAP
 #  define CUGUARD_IMPL_ABI_DEVICE_POLICY _trap
+#elif CUGUARD_IMPL_DEVICE_CONTINUE
+#  define CUGUARD_IMPL_ABI_DEVICE_POLICY _continue
 #else
 #  define CUGUARD_IMPL_ABI_DEVICE_POLICY
 #endif
@@ -167,7 +197,7 @@
 #define CUGUARD_IMPL_CAT6(a, b, c, d, e, f) CUGUARD_IMPL_CAT6_(a, b, c, d, e, f)
 #define CUGUARD_IMPL_ABI                                                                               \
   CUGUARD_IMPL_CAT6(CUGUARD_IMPL_ABI_MODE, CUGUARD_IMPL_ABI_EMULATION, CUGUARD_IMPL_ABI_HOST_POLICY,     \
-                    CUGUARD_IMPL_ABI_DEVICE_POLICY, CUGUARD_IMPL_ABI_SLOTS, _v4)
+                    CUGUARD_IMPL_ABI_DEVICE_POLICY, CUGUARD_IMPL_ABI_SLOTS, _v5)
 #define CUGUARD_IMPL_BEGIN_NAMESPACE \
   namespace cuguard {                \
   inline namespace CUGUARD_IMPL_ABI {
@@ -180,4 +210,14 @@ CUGUARD_IMPL_BEGIN_NAMESPACE
 inline constexpr bool checks_enabled = CUGUARD_IMPL_CHECKS != 0;
 /// True when kernels of this translation unit run on CPU threads (CUGUARD_EMULATION=1).
 inline constexpr bool emulated = CUGUARD_IMPL_EMULATION != 0;
+/// What a thread of a kernel does once it has recorded a violation.
+enum class device_policy {
+  stop_thread, ///< default: the thread exits; the others run on (the count becomes a lower bound)
+  proceed,     ///< CUGUARD_ON_DEVICE_VIOLATION_CONTINUE: the access is redirected to a scratch element
+  trap,        ///< CUGUARD_ON_DEVICE_VIOLATION_TRAP: the kernel stops, the CUDA context is lost
+};
+/// The device policy of this translation unit.
+inline constexpr device_policy device_violation_policy = CUGUARD_IMPL_DEVICE_TRAP       ? device_policy::trap
+                                                         : CUGUARD_IMPL_DEVICE_CONTINUE ? device_policy::proceed
+                                                                                        : device_policy::stop_thread;
 CUGUARD_IMPL_END_NAMESPACE

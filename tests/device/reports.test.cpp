@@ -134,7 +134,13 @@ CUGUARD_CHECKED_TEST("when all 16384 threads violate there is one complete recor
   // The record is the winning thread's, whole: its index matches its own block and thread.
   CHECK(v.index[0] == static_cast<std::int64_t>(v.block[0]) + 1000);
   CHECK(v.index[1] == static_cast<std::int64_t>(v.thread[0]));
-  CHECK(ends_with(c.what, "\n  (16383 more violations in this launch)"));
+  if (cuguard::device_violation_policy == cuguard::device_policy::proceed) {
+    CHECK_FALSE(v.count_is_lower_bound);
+    CHECK(ends_with(c.what, "\n  (16383 more violations in this launch)"));
+  } else {
+    CHECK(v.count_is_lower_bound); // each thread stopped at its first
+    CHECK(ends_with(c.what, "\n  (16383 more threads stopped at a violation in this launch)"));
+  }
   CHECK_FALSE(checked().thrown); // the channel was cleared
 }
 

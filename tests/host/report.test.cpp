@@ -55,6 +55,15 @@ TEST_CASE("a device record is formatted with thread, launch and the count of lat
         "  (4095 more violations in this launch)");
 }
 
+TEST_CASE("a count that is a lower bound (each thread stopped at its first violation) is worded as threads") {
+  auto v = report_tests::device_record();
+  v.count_is_lower_bound = true;
+  const std::string text = cuguard::format(v);
+  CHECK(text.substr(text.rfind('\n') + 1) == "  (4095 more threads stopped at a violation in this launch)");
+  v.count = 1;
+  CHECK(cuguard::format(v).find("more threads") == std::string::npos);
+}
+
 TEST_CASE("a device record of a single violation has no count line") {
   auto v = report_tests::device_record();
   v.count = 1;

@@ -63,7 +63,7 @@ __global__ void lines(checked_view<float, 2> v, checked_view<float, 1> r1, check
 #line 100023
   const checked_view<float, 1> direct(raw, {j}, "direct");
 #line 100024
-  out[15] = direct[0];
+  out[15] = direct[i + 1]; // (direct[0] is in range: a thread that gets here had 0 <= i < j)
 #line 100025
   const checked_view<const float, 2> constant = v; // no check
 #line 100026

@@ -77,6 +77,7 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void fill_view(violation& v, pendin
   v.dim = -1;
 }
 
+#if CUGUARD_IMPL_DEVICE_CONTINUE
 /// Storage that a recorded-and-continued access is redirected to.
 template <class T>
 CUGUARD_HOST_DEVICE T& scratch() noexcept {
@@ -87,6 +88,7 @@ CUGUARD_HOST_DEVICE T& scratch() noexcept {
   static storage s; // aligned like T: a redirected float4 access is a 16-byte access
   return *reinterpret_cast<T*>(s.bytes);
 }
+#endif
 
 /// The allocation behind a use_after_free record, from the token it recorded (slot, generation).
 inline void describe_stale_allocation(violation& v) {
@@ -130,15 +132,27 @@ template <class Fill>
   __trap();
 }
 
-/// Device side of a violation: count it, let the first one write the record, then continue
-/// (the caller redirects the access) or trap. `fill` writes the numbers of the violation and
-/// what is pending; the host completes the record when it reads it (check()). The record was
+/// Ends the calling thread of a kernel (the default device policy): PTX `exit`, which releases
+/// a __syncthreads() that waits only for it and takes it out of every warp-synchronous
+/// intrinsic's wait; under emulation its fiber ends the same way.
+[[noreturn]] CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void stop_thread() {
+#  if CUGUARD_IMPL_DEVICE_PASS
+  asm volatile("exit;" ::: "memory");
+  __builtin_unreachable();
+#  else
+  emulation::detail::runner().exit_thread();
+#  endif
+}
+
+/// Device side of a violation: count it, let the first one write the record, then stop the
+/// thread (default), continue (the caller redirects the access) or trap. `fill` writes the
+/// numbers of the violation and what is pending; the host completes the record when it reads it
+/// (check()). The record was
 /// cleared by the host, so only what applies is written. `launch` is the launch number the view
 /// carries (0: none), recorded next to the device's last launch number.
 template <class Fill>
-CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void device_report(const Fill& fill,
-                                                                const cuda::std::source_location& where,
-                                                                std::uint64_t launch) {
+CUGUARD_IMPL_FAIL_NORETURN CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void device_report(
+    const Fill& fill, const cuda::std::source_location& where, std::uint64_t launch) {
   const device_state& state = current_device_state<Fill>();
   channel* ch = state.report;
   channel_counters* counters = state.counters;
@@ -154,6 +168,7 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void device_report(const Fill& fill
     p.function = address_of(where.function_name());
     v.line = static_cast<unsigned>(where.line());
     v.on_device = true;
+    v.count_is_lower_bound = !CUGUARD_IMPL_DEVICE_CONTINUE;
 #  if CUGUARD_IMPL_DEVICE_PASS
     // Read here, not before: the compiler would otherwise read the thread's position at the start
     // of the kernel and hold it in registers through every loop, for this cold path alone.
@@ -186,6 +201,11 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void device_report(const Fill& fill
   }
   __threadfence_system();
   __trap();
+#    if CUGUARD_IMPL_DEVICE_PASS
+  __builtin_unreachable();
+#    endif
+#  elif !CUGUARD_IMPL_DEVICE_CONTINUE
+  stop_thread();
 #  endif
 }
 
@@ -194,18 +214,21 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void device_report(const Fill& fill
 /// Hands a violation to the policy of the code it was found in. `fill(v, p)` writes the numbers
 /// of the violation into the record `v` and what is still to complete into `p`; the source
 /// position, thread and launch (`launch`: the number the view carries, if any) are added here.
-/// In device code (and emulated kernels) the record goes to the report channel and the function
-/// returns (record and continue) or traps; in host code it throws or aborts.
+/// In device code (and emulated kernels) the record goes to the report channel and the thread
+/// stops, traps, or (CUGUARD_ON_DEVICE_VIOLATION_CONTINUE) the function returns; in host code it
+/// throws or aborts.
 template <class Fill>
-CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void report(const Fill& fill, const cuda::std::source_location& where,
-                                                         std::uint64_t launch = 0) {
+CUGUARD_IMPL_FAIL_NORETURN CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void report(
+    const Fill& fill, const cuda::std::source_location& where, std::uint64_t launch = 0) {
 #if CUGUARD_IMPL_DEVICE_PASS
   device_report(fill, where, launch);
 #else
 #  if CUGUARD_IMPL_EMULATION
   if (emulation::in_kernel()) {
     device_report(fill, where, launch);
+#    if CUGUARD_IMPL_DEVICE_CONTINUE
     return;
+#    endif
   }
 #  endif
   (void)launch;
@@ -228,10 +251,11 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void store_origin(origin_info& dst,
 
 /// The cold side of operator(), operator[], load and store: records the access; which check
 /// failed is worked out when the record is completed (classify_access). `width` is 0 for a
-/// scalar access and N for a vector access of N elements.
+/// scalar access and N for a vector access of N elements. Returns (the scratch element the
+/// access is redirected to) only under CUGUARD_ON_DEVICE_VIOLATION_CONTINUE.
 template <class View, class First, class... Rest>
-CUGUARD_IMPL_COLD CUGUARD_HOST_DEVICE typename View::element_type& fail_access(View view, operation op, int width,
-                                                                              First i0, Rest... rest) {
+CUGUARD_IMPL_FAIL_NORETURN CUGUARD_IMPL_COLD CUGUARD_HOST_DEVICE typename View::element_type& fail_access(
+    View view, operation op, int width, First i0, Rest... rest) {
   report(
       [&](violation& v, pending& p) {
         fill_view(v, p, view);
@@ -249,12 +273,15 @@ CUGUARD_IMPL_COLD CUGUARD_HOST_DEVICE typename View::element_type& fail_access(V
         (store_origin(p.origins[r++], rest), ...);
       },
       i0.where, view.launch_number());
+#if CUGUARD_IMPL_DEVICE_CONTINUE
   return scratch<typename View::element_type>();
+#endif
 }
 
 /// The cold side of expect_finite.
 template <class View, class... Rest>
-CUGUARD_IMPL_COLD CUGUARD_HOST_DEVICE void fail_finite(View view, double value, first_index i0, Rest... rest) {
+CUGUARD_IMPL_FAIL_NORETURN CUGUARD_IMPL_COLD CUGUARD_HOST_DEVICE void fail_finite(View view, double value,
+                                                                                  first_index i0, Rest... rest) {
   report(
       [&](violation& v, pending& p) {
         fill_view(v, p, view);
@@ -274,8 +301,8 @@ CUGUARD_IMPL_COLD CUGUARD_HOST_DEVICE void fail_finite(View view, double value, 
 /// The cold side of the checks of view operations (construction, slice, select, permute,
 /// reshape, expect_contiguous, expect_shape).
 template <class View>
-CUGUARD_IMPL_COLD CUGUARD_HOST_DEVICE void fail_view(View view, violation_kind kind, operation op, int dim, numbers n,
-                                                     dims expected, cuda::std::source_location where) {
+CUGUARD_IMPL_FAIL_NORETURN CUGUARD_IMPL_COLD CUGUARD_HOST_DEVICE void fail_view(
+    View view, violation_kind kind, operation op, int dim, numbers n, dims expected, cuda::std::source_location where) {
   report(
       [&](violation& v, pending& p) {
         fill_view(v, p, view);
@@ -312,8 +339,8 @@ CUGUARD_IMPL_NOINLINE void fail_allocation(View view, const allocation_span& fou
 /// The cold side of bounded() (a template, as every cold path is, so that a translation unit
 /// that never instantiates a check never instantiates the device state).
 template <class Int>
-CUGUARD_IMPL_COLD CUGUARD_HOST_DEVICE void fail_bounded(Int value, Int bound, bool value_unsigned, bool bound_unsigned,
-                                                        cuda::std::source_location where) {
+CUGUARD_IMPL_FAIL_NORETURN CUGUARD_IMPL_COLD CUGUARD_HOST_DEVICE void fail_bounded(
+    Int value, Int bound, bool value_unsigned, bool bound_unsigned, cuda::std::source_location where) {
   report(
       [&](violation& v, pending&) {
         v.kind = violation_kind::out_of_bounds;

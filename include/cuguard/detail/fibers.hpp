@@ -128,6 +128,14 @@ class grid_runner {
     return mask;
   }
 
+  /// PTX `exit`: ends the calling thread (its stack is dropped, as a GPU drops it); barriers and
+  /// warp-wide operations no longer wait for it.
+  [[noreturn]] void exit_thread() {
+    fibers_[current_].st = state::done;
+    switch_to_main(false);
+    std::abort(); // unreachable: an exited fiber is never resumed
+  }
+
   /// __trap(): stops the whole grid at once.
   [[noreturn]] void trap() {
     trapped_ = true;

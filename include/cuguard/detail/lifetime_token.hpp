@@ -47,9 +47,16 @@ template <class Token>
 CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE bool alive(const Token& t) noexcept {
   static_assert(std::is_same<Token, lifetime_token>::value, "alive() takes a lifetime_token");
 #if CUGUARD_IMPL_DEVICE_PASS && CUGUARD_IMPL_CHECKS
-  if (t.slot == 0) return true;
+  // A read the compiler may hoist out of loops and share between accesses: an asm without side
+  // effects, through the non-coherent path. The table changes only between kernels of a stream
+  // (the runtime writes it in stream order), so a release before the launch is always seen; one
+  // during the kernel may not be. No branch: slot 0 ("not tracked") keeps generation 0, and where
+  // the slot is known to be 0 (views made in the kernel) the compiler drops the read.
   const std::uint32_t* generations = current_device_state<Token>().generations;
-  return generations == nullptr || generations[t.slot] == t.generation;
+  if (generations == nullptr) return true;
+  std::uint32_t g;
+  asm("ld.global.nc.u32 %0, [%1];" : "=r"(g) : "l"(generations + t.slot));
+  return (t.slot == 0) | (g == t.generation);
 #elif CUGUARD_IMPL_DEVICE_PASS
   (void)t;
   return true;

@@ -360,7 +360,12 @@ inline void append_details(text& out, const violation& v) {
     out << ">>>";
     append_site(out, " at ", v.launch.site);
   }
-  if (v.count > 1) out << "\n  (" << v.count - 1 << " more violations in this launch)";
+  // Under the default device policy each thread stops at its first violation: the count is one
+  // per thread, and later violations of those threads were never made.
+  if (v.count > 1 && v.count_is_lower_bound)
+    out << "\n  (" << v.count - 1 << " more threads stopped at a violation in this launch)";
+  else if (v.count > 1)
+    out << "\n  (" << v.count - 1 << " more violations in this launch)";
 }
 
 /// The report of `v` in cuguard's one format (cuguard::format returns it as a std::string).
