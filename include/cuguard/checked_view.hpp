@@ -243,8 +243,9 @@ class checked_view {
   // ---------------------------------------------------------------------------------------------
 
   // Each operation below checks its arguments first. In device code a failed check is recorded
-  // and execution goes on, so the operation then returns an empty view of the same label (every
-  // access to it is reported again) instead of computing with the bad arguments.
+  // and the thread stops (default) or traps; under CUGUARD_ON_DEVICE_VIOLATION_CONTINUE execution
+  // goes on, so the operation then returns an empty view of the same label (every access to it is
+  // reported again) instead of computing with the bad arguments.
 
   /// Elements [begin, end) of dimension `dim`. Arguments are taken as int64 and checked before
   /// they are narrowed to Index (an int32 view's `slice(0, 0, 1LL << 32)` is reported). An empty
@@ -283,7 +284,8 @@ class checked_view {
   /// stride 0 is not), a largest offset below the Index maximum, and strides that order the
   /// dimensions so that each is at least the one before times its extent (no two elements at
   /// one offset). Checked builds report a view that does not meet them (invalid_argument) and,
-  /// in device code, go on with an empty mdspan; unchecked builds leave them to the caller.
+  /// in device code under CUGUARD_ON_DEVICE_VIOLATION_CONTINUE, go on with an empty mdspan;
+  /// unchecked builds leave them to the caller.
   template <class Deferred = void>
   CUGUARD_HOST_DEVICE typename detail::mdspan_for<T, Rank, Index, Deferred>::type to_mdspan(
       location where = location::current()) const {
@@ -337,7 +339,7 @@ class checked_view {
   CUGUARD_HOST_DEVICE checked_view bad_dim(operation op, std::size_t dim, const location& where) const;
 
   /// A view of no element with this view's pointer and metadata: what an operation whose check
-  /// failed (and returned, in device code) gives back.
+  /// failed (and returned: device code under CUGUARD_ON_DEVICE_VIOLATION_CONTINUE) gives back.
   template <std::size_t N>
   CUGUARD_HOST_DEVICE checked_view<T, N, Index> emptied() const noexcept;
 
@@ -398,7 +400,8 @@ class checked_view {
   template <int N>
   CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE bool vector_fails(const std::int64_t (&idx)[Rank]) const noexcept;
 
-  // After a failed construction check (which returns in device code): no element to reach.
+  // After a failed construction check (which returns in device code under
+  // CUGUARD_ON_DEVICE_VIOLATION_CONTINUE): no element to reach.
   CUGUARD_HOST_DEVICE void make_empty() noexcept {
     for (std::size_t r = 0; r < Rank; ++r) extents_[r] = strides_[r] = 0;
   }
@@ -406,7 +409,7 @@ class checked_view {
   // Checks a new view: extents and strides not negative and representable in Index (`ext` and
   // `str` are the arguments as given, null when there were none), no null data under elements,
   // every offset representable in Index, and (host) inside its tracked allocation. A failed check
-  // (which returns in device code) leaves the view empty.
+  // (which returns in device code under CUGUARD_ON_DEVICE_VIOLATION_CONTINUE) leaves the view empty.
   CUGUARD_HOST_DEVICE void init(const char* label, const location& where, const detail::integer* ext,
                                 const detail::integer* str);
 

@@ -147,7 +147,7 @@ struct violation {
   unsigned block[3];       ///< blockIdx of the offending thread
   unsigned thread[3];      ///< threadIdx of the offending thread
   launch_record launch;    ///< the launch the kernel belongs to
-  std::uint64_t count;     ///< violations seen since the last check, this one included
+  std::uint64_t count;     ///< violations seen since the last check, this one included (see count_is_lower_bound)
   /// True when `count` is a lower bound: under the default device policy a thread stops at its
   /// first violation, so its later ones are not counted.
   bool count_is_lower_bound;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // A thread that violates before a warp-synchronous intrinsic or a barrier: the kernel neither
-// hangs nor changes what the other threads compute, and the violation is reported.
+// hangs nor changes what the other threads compute from their own data (a value taken from the
+// thread that violated is left out), and the violation is reported.
 #include "support.hpp"
 
 #include <cuguard/cuguard.hpp>

@@ -26,7 +26,8 @@ struct channel {
 };
 
 /// The atomics of the channel, in device memory: atomics on mapped host memory are not atomic
-/// on every link. The first violating thread wins `claim`; every violation increments `count`.
+/// on every link. The first violating thread wins `claim`; every violation increments `count`
+/// (one per thread where the thread stops at it).
 struct channel_counters {
   unsigned long long count; ///< violations since the host last cleared the channel
   unsigned int claim;       ///< 0: free; 1: a thread owns the record

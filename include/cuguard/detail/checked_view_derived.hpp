@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // checked_view's derived views, defined: slice, select, permute, transpose, reshape, relabel,
 // with_launch_number.
-// Each checks its arguments first; in device code a failed check returns an emptied view.
+// Each checks its arguments first; in device code a failed check stops the thread or traps, or,
+// under CUGUARD_ON_DEVICE_VIOLATION_CONTINUE, returns an emptied view.
 #pragma once
 
 #include <cuguard/checked_view.hpp>

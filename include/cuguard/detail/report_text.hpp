@@ -360,8 +360,8 @@ inline void append_details(text& out, const violation& v) {
     out << ">>>";
     append_site(out, " at ", v.launch.site);
   }
-  // Under the default device policy each thread stops at its first violation: the count is one
-  // per thread, and later violations of those threads were never made.
+  // Unless CUGUARD_ON_DEVICE_VIOLATION_CONTINUE, a thread stops at its first violation: the count
+  // is one per thread, and later violations of those threads were never made.
   if (v.count > 1 && v.count_is_lower_bound)
     out << "\n  (" << v.count - 1 << " more threads stopped at a violation in this launch)";
   else if (v.count > 1)
