@@ -47,16 +47,21 @@ template <class Token>
 CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE bool alive(const Token& t) noexcept {
   static_assert(std::is_same<Token, lifetime_token>::value, "alive() takes a lifetime_token");
 #if CUGUARD_IMPL_DEVICE_PASS && CUGUARD_IMPL_CHECKS
-  // A read the compiler may hoist out of loops and share between accesses: an asm without side
-  // effects, through the non-coherent path. The table changes only between kernels of a stream
-  // (the runtime writes it in stream order), so a release before the launch is always seen; one
-  // during the kernel may not be. No branch: slot 0 ("not tracked") keeps generation 0, and where
-  // the slot is known to be 0 (views made in the kernel) the compiler drops the read.
+  // One asm without side effects gives the whole answer (1: alive), so the compiler may compute
+  // it once per kernel or loop and share it between accesses; the load goes through the
+  // non-coherent path. The table changes only between kernels of a stream (the runtime writes it
+  // in stream order), so a release before the launch is always seen; one during the kernel may
+  // not be. No branch: without a table, or for slot 0 ("not tracked"), nothing is loaded and the
+  // answer is 1; where the slot is known to be 0 (views made in the kernel) ptxas folds it all.
+  // (A branch on the table, or a compare outside the asm, was remade at every access of a
+  // large loop: bench/user_kernels.py.)
   const std::uint32_t* generations = current_device_state<Token>().generations;
-  if (generations == nullptr) return true;
-  std::uint32_t g;
-  asm("ld.global.nc.u32 %0, [%1];" : "=r"(g) : "l"(generations + t.slot));
-  return (t.slot == 0) | (g == t.generation);
+  std::uint32_t ok;
+  asm("{\n\t.reg .pred p, q;\n\t.reg .b32 g;\n\tsetp.ne.u64 p, %1, 0;\n\tmov.u32 g, %3;\n\t"
+      "@p ld.global.nc.u32 g, [%2];\n\tsetp.eq.u32 q, g, %3;\n\tselp.u32 %0, 1, 0, q;\n\t}"
+      : "=r"(ok)
+      : "l"(t.slot == 0 ? nullptr : generations), "l"(generations + t.slot), "r"(t.generation));
+  return ok != 0;
 #elif CUGUARD_IMPL_DEVICE_PASS
   (void)t;
   return true;
