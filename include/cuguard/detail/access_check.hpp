@@ -29,6 +29,20 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE bool access_fails(bool space_ok, bo
   return bad;
 }
 
+/// After a check that passed, where a failed one does not return: tells the optimizer each index
+/// is inside its extent, so that later checks of the same index fold (the check itself merges
+/// its compares, which hides them).
+template <std::size_t Rank, class Index>
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void assume_inside(const std::int64_t (&idx)[Rank],
+                                                                const Index (&extents)[Rank]) noexcept {
+#if CUGUARD_IMPL_DEVICE_PASS && !CUGUARD_IMPL_DEVICE_CONTINUE
+  for (std::size_t r = 0; r < Rank; ++r)
+    __builtin_assume(static_cast<std::uint64_t>(idx[r]) < static_cast<std::uint64_t>(extents[r]));
+#else
+  (void)idx, (void)extents;
+#endif
+}
+
 /// True if an access of N consecutive elements of T at `idx`, at byte address `address`, must be
 /// reported: as access_fails, with the innermost range [idx, idx + N) inside its extent, a unit
 /// inner stride and the address aligned to the access's N * sizeof(T) bytes. The address is an

@@ -20,6 +20,7 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE auto checked_view<T, Rank, Index>::
   const std::int64_t idx[Rank] = {i0.value, detail::index_value(rest)...};
   if (CUGUARD_IMPL_UNLIKELY(detail::access_fails(space_ok(), detail::alive(meta_.token), idx, extents_)))
     return detail::fail_access(*this, operation::access, 0, i0, rest...);
+  detail::assume_inside(idx, extents_);
   return data_[offset(idx)];
 }
 
