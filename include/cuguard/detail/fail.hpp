@@ -147,9 +147,8 @@ template <class Fill>
 /// Device side of a violation: count it, let the first one write the record, then stop the
 /// thread (default), continue (the caller redirects the access) or trap. `fill` writes the
 /// numbers of the violation and what is pending; the host completes the record when it reads it
-/// (check()). The record was
-/// cleared by the host, so only what applies is written. `launch` is the launch number the view
-/// carries (0: none), recorded next to the device's last launch number.
+/// (check()). The record was cleared by the host, so only what applies is written. `launch` is
+/// the launch number the view carries (0: none), recorded next to the device's last launch number.
 template <class Fill>
 CUGUARD_IMPL_FAIL_NORETURN CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void device_report(
     const Fill& fill, const cuda::std::source_location& where, std::uint64_t launch) {

@@ -139,9 +139,7 @@ class grid_runner {
   /// __trap(): stops the whole grid at once.
   [[noreturn]] void trap() {
     trapped_ = true;
-    fibers_[current_].st = state::done;
-    switch_to_main(false);
-    std::abort(); // unreachable: a trapped fiber is never resumed
+    exit_thread();
   }
 
   unsigned char* dynamic_shared() noexcept { return dynamic_shared_.data(); }
