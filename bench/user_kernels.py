@@ -8,8 +8,8 @@ CCCL's device assertions.
 Compiles kernels.cu to sm_<arch> cubins three times (checks off, checks on, the mdspan kernels
 with -DCCCL_ENABLE_DEVICE_ASSERTIONS), reads registers and spills from ptxas -v and the SASS from
 cuobjdump -sass, and the registers each kernel needs without spilling from ptxas runs on its PTX
-(ptx_static.registers_needed). The innermost loop is the back edge (a branch to an earlier address) whose range
-holds no other back edge; where the compiler split a loop (an unrolled body and a remainder), the
+(ptx_static.registers_needed). The innermost loop is the back edge (a branch to an earlier
+address) whose range holds no other back edge; where the compiler split a loop (an unrolled body and a remainder), the
 one with the most iterations per pass. Instructions per iteration are those of the shortest path
 from the loop's first instruction to its back edge (the path on which every check passes: a
 failing check branches away to its report), divided by the source iterations one pass runs (its
@@ -27,7 +27,6 @@ import datetime
 import os
 import pathlib
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -35,7 +34,7 @@ import tempfile
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT / "tests" / "static"))
-import ptx_static  # noqa: E402  (find_cuobjdump, resources, sass_listing)
+import ptx_static  # noqa: E402  (find_cuobjdump, find_ptxas, registers_needed, resources, sass_listing)
 
 # kernel -> (marker instructions of one source iteration, how many)
 KERNELS = {
@@ -167,7 +166,7 @@ def main():
     off_sass = {}
     with tempfile.TemporaryDirectory() as tmp:
         work = pathlib.Path(tmp)
-        ptxas = str(pathlib.Path(shutil.which(args.nvcc) or args.nvcc).parent / "ptxas")
+        ptxas = ptx_static.find_ptxas(args.nvcc)
         for checks in (0, 1, None):
             cubin, log, ptx = compile_cubin(args.nvcc, args.arch, checks, work)
             ptx_static.SPILLS.clear()
@@ -216,6 +215,7 @@ def main():
     for kernel in KERNELS:
         lines.append(f"| {kernel} | " + " | ".join(str(results[(kernel, label)]["insns"]) if (kernel, label) in results
                                                   else "not built" for _, label, _ in VARIANTS) + " |")
+
     def needed(r):
         if r is None:
             return "not built"

@@ -70,6 +70,11 @@ def compile_seconds(nvcc, arch, root, checks, workdir):
     return whole, device
 
 
+def find_ptxas(nvcc):
+    """The ptxas beside `nvcc`."""
+    return str(pathlib.Path(shutil.which(nvcc) or nvcc).parent / "ptxas")
+
+
 def registers_needed(ptxas, arch, ptx_file, entry, default):
     """The fewest registers `entry` compiles to without spilling (bisection over --maxrregcount),
     and whether that is only ptxas's lowest allowed count (the kernel may need fewer). ptxas's
@@ -321,7 +326,7 @@ def main():
     ptx_off, log_off = compile_kernels(args.nvcc, args.arch, root, 0, work)
     ptx_on, log_on = compile_kernels(args.nvcc, args.arch, root, 1, work)
     build_off, build_on = (compile_seconds(args.nvcc, args.arch, root, c, work) for c in (0, 1))
-    ptxas = str(pathlib.Path(shutil.which(args.nvcc) or args.nvcc).parent / "ptxas")
+    ptxas = find_ptxas(args.nvcc)
     cuobjdump = find_cuobjdump(args.cuobjdump, args.nvcc, root)
     sass_off = sass_functions(cuobjdump, work / "checks0" / "kernels.cubin") if cuobjdump else None
     sass_on = sass_functions(cuobjdump, work / "checks1" / "kernels.cubin") if cuobjdump else None
