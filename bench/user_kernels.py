@@ -9,11 +9,13 @@ Compiles kernels.cu to sm_<arch> cubins three times (checks off, checks on, the 
 with -DCCCL_ENABLE_DEVICE_ASSERTIONS), reads registers and spills from ptxas -v and the SASS from
 cuobjdump -sass, and the registers each kernel needs without spilling from ptxas runs on its PTX
 (ptx_static.registers_needed). The innermost loop is the back edge (a branch to an earlier
-address) whose range holds no other back edge; where the compiler split a loop (an unrolled body and a remainder), the
-one with the most iterations per pass. Instructions per iteration are those of the shortest path
-from the loop's first instruction to its back edge (the path on which every check passes: a
-failing check branches away to its report), divided by the source iterations one pass runs (its
-count of marker instructions, e.g. stores, over the markers of one iteration).
+address) whose range holds no other back edge, of the loops a thread reaches before it claims a
+report (code past the claim writes the report: cuguard's record is written by a loop); where the
+compiler split a loop (an unrolled body and a remainder), the one with the most iterations per
+pass. Instructions per iteration are those of the shortest path from the loop's first instruction
+to its back edge (the path on which every check passes: a failing check branches away to its
+report), divided by the source iterations one pass runs (its count of marker instructions, e.g.
+stores, over the markers of one iteration).
 
 Checks: with checks off every cuguard kernel has the SASS of its raw twin, and no kernel spills.
 --goals also checks issue 13's goals for checks on (at most raw + 8 registers; innermost loop at
@@ -115,15 +117,33 @@ def shortest_path(code, head, tail):
     return path[::-1]
 
 
+def before_a_report(code):
+    """Indices of the instructions a thread may run before it claims a report (an atomic
+    compare-and-swap, as cuguard's record and the hand check's take): the kernel's work. Code past
+    a claim writes a report (cuguard writes its record in a loop) and is not the kernel's loop."""
+    index = {addr: i for i, (addr, _) in enumerate(code)}
+    seen, stack = {0}, [0]
+    while stack:
+        i = stack.pop()
+        if re.search(r"\bATOM\S*\.CAS\b", code[i][1]):
+            continue
+        for j in successors(code, index, i, 0, len(code) - 1):
+            if j not in seen:
+                seen.add(j)
+                stack.append(j)
+    return seen
+
+
 def innermost_loop(code, marker, per_iteration):
     """(instructions per iteration, iterations per pass, nested) of the innermost loop, or None.
     `nested`: another loop sits inside it (one without markers, e.g. an inner loop the compiler did
     not unroll); the shortest path runs that loop once, so the count is not what one pass costs."""
     index = {addr: i for i, (addr, _) in enumerate(code)}
+    work = before_a_report(code)
     edges = []
     for i, (addr, ins) in enumerate(code):
         target = branch_target(ins)
-        if target is not None and target < addr and target in index:
+        if target is not None and target < addr and target in index and index[target] in work:
             edges.append((index[target], i))
     # Loops whose hot path runs the kernel's work (its markers); of those the innermost (holding
     # no other), and of those the one that runs the most iterations per pass.
