@@ -150,7 +150,7 @@ class checked_view {
   /// False if the memory cannot be touched where this runs: host memory in device code, device
   /// memory in host code.
   CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE bool space_ok() const noexcept {
-    return detail::in_device_code() ? meta_.space != memory_space::host : meta_.space != memory_space::device;
+    return !detail::wrong_space(meta_.space, detail::in_device_code());
   }
   /// Lifetime token of the tracked allocation the view lies in (slot 0: untracked).
   CUGUARD_HOST_DEVICE constexpr lifetime_token token() const noexcept { return meta_.token; }

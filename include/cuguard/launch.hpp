@@ -102,8 +102,9 @@ void check_argument(const P& p, const launch_entry& e, int device) {
     const bool stale = !alive(p.token());
     if (!host && !other_device && !stale) return;
     report_host(
-        [&](violation& v, pending& pp) {
-          fill_view(v, pp, p);
+        [&](record& r) {
+          fill_view(r, p);
+          violation& v = r.v;
           v.op = operation::launch;
           if (stale) {
             v.kind = violation_kind::use_after_free;

@@ -81,5 +81,7 @@ CUGUARD_CHECKED_TEST("every kind of violation found in device code is recorded w
     CHECK(c.report.on_device);
     CHECK(c.report.count == 1);
     CHECK(std::string(c.report.launch.kernel) == "device_tests::plant");
+    if (e.what == device_tests::planted::bounded) CHECK(c.report.dim == -1); // names no dimension
+    if (e.what == device_tests::planted::non_contiguous) CHECK(c.report.dim == -1);
   }
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The predicate of an element access (what device code evaluates) and classify_access (what the
 // host works out from the record) must agree: a table in which each part of the predicate fails
-// once, and the accesses next to them that pass.
+// once, and the accesses next to them that pass; and where two parts fail, the one the record
+// proves.
 #include "support.hpp"
 
 #include <cuguard/detail/access_check.hpp>
@@ -42,6 +43,9 @@ const row table[] = {
     {"the int64 maximum as inner index", 0, true, true, {1, INT64_MAX}, {8, 1}, violation_kind::out_of_bounds, 1},
     {"the int64 minimum as outer index", 0, true, true, {INT64_MIN, 2}, {8, 1}, violation_kind::out_of_bounds, 0},
     {"four elements from the int64 maximum", 4, true, true, {1, INT64_MAX}, {8, 1}, violation_kind::out_of_bounds, 1},
+    // The record holds no lifetime fact: a released allocation is named where nothing else failed.
+    {"an index past its extent in a released allocation", 0, true, false, {1, 8}, {8, 1}, violation_kind::out_of_bounds, 1},
+    {"four misaligned elements of a released allocation", 4, true, false, {1, 2}, {8, 1}, violation_kind::misaligned, -1},
 };
 
 } // namespace access_check_tests
@@ -64,14 +68,14 @@ TEST_CASE("the access predicate and classify_access agree on every part of the c
 
     // The record a failed access leaves (fail_access), completed as the host completes it.
     cuguard::violation v{};
+    v.on_device = true; // as device code records it: host memory is the other side
+    v.space = r.space_ok ? cuguard::memory_space::device : cuguard::memory_space::host;
     v.rank = 2;
     v.dim = -1;
     v.width = r.width;
     for (int d = 0; d < 2; ++d) v.index[d] = r.index[d], v.extent[d] = extents[d], v.stride[d] = r.stride[d];
     cuguard::detail::pending pending{};
     pending.access = true;
-    pending.wrong_space = !r.space_ok;
-    pending.stale = !r.alive;
     pending.element_bytes = sizeof(float);
     pending.data = cuguard::detail::address_of(buffer);
     pending.token = cuguard::lifetime_token{3, 7};

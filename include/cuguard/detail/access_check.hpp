@@ -63,23 +63,25 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE bool vector_access_fails(bool space
   return bad;
 }
 
-/// Works out kind, dim and index origin of a failed element access from what was recorded, in
-/// the order of the predicate above: the memory space, then the allocation's lifetime, then the
-/// first index out of its extent, then (vector access) contiguity and alignment.
+/// True if memory of `space` cannot be touched where a record was made (device code, or host
+/// code): the space part of the predicate above, as checked_view::space_ok evaluates it.
+CUGUARD_HOST_DEVICE constexpr bool wrong_space(memory_space space, bool on_device) noexcept {
+  return on_device ? space == memory_space::host : space == memory_space::device;
+}
+
+/// Works out kind, dim and index origin of a failed element access from what was recorded: the
+/// memory space, then the first index out of its extent, then (vector access) contiguity and
+/// alignment; a failed access that passes all of these failed its lifetime check. The record
+/// holds no lifetime fact of its own (evaluating the check again would cost device code
+/// registers), so an access that is out of bounds through a released allocation is reported as
+/// out of bounds: what the record proves.
 CUGUARD_HOST_DEVICE inline void classify_access(violation& v, pending& p) noexcept {
   if (!p.access) return;
   p.access = false;
   const int rank = v.rank;
   const std::int64_t width = v.width;
-  if (p.wrong_space) {
+  if (wrong_space(v.space, v.on_device)) {
     v.kind = violation_kind::wrong_memory_space;
-    return;
-  }
-  if (p.stale) {
-    // The host fills the allocation from the token (describe_stale_allocation, through host_hooks).
-    v.kind = violation_kind::use_after_free;
-    v.slot = p.token.slot;
-    v.generation = p.token.generation;
     return;
   }
   v.kind = violation_kind::out_of_bounds;
@@ -97,10 +99,21 @@ CUGUARD_HOST_DEVICE inline void classify_access(violation& v, pending& p) noexce
     } else {
       std::int64_t offset = 0;
       for (int r = 0; r < rank; ++r) offset += v.index[r] * v.stride[r];
-      v.kind = violation_kind::misaligned;
-      v.address = static_cast<std::int64_t>(p.data + static_cast<std::uint64_t>(offset) * p.element_bytes);
-      v.bytes = static_cast<std::int64_t>(p.element_bytes) * width;
+      const std::uint64_t address = p.data + static_cast<std::uint64_t>(offset) * p.element_bytes;
+      const std::uint64_t bytes = static_cast<std::uint64_t>(p.element_bytes) * static_cast<std::uint64_t>(width);
+      if (address % bytes != 0) {
+        v.kind = violation_kind::misaligned;
+        v.address = static_cast<std::int64_t>(address);
+        v.bytes = static_cast<std::int64_t>(bytes);
+      }
     }
+  }
+  if (v.dim < 0 && v.kind == violation_kind::out_of_bounds) {
+    // The host fills the allocation from the token (describe_stale_allocation, through host_hooks).
+    v.kind = violation_kind::use_after_free;
+    v.slot = p.token.slot;
+    v.generation = p.token.generation;
+    return;
   }
   if (v.dim >= 0 && p.origins[v.dim].kind != index_origin::none) {
     const origin_info& o = p.origins[v.dim];

@@ -4,7 +4,7 @@
 
 #include <cuguard/config.hpp>
 #include <cuguard/detail/device_state.hpp>
-#include <cuguard/detail/pending.hpp>
+#include <cuguard/detail/fields.hpp>
 #include <cuguard/violation.hpp>
 
 #include <cstdint>
@@ -21,8 +21,7 @@ namespace detail {
 struct channel {
   unsigned int started; ///< 1: a thread began writing the record
   unsigned int ready;   ///< 1: the record is written (finish() completes it on the host)
-  violation record;
-  pending to_finish;    ///< what finish() completes the record from
+  record rec;           ///< the violation, and what finish() completes it from
 };
 
 /// The atomics of the channel, in device memory: atomics on mapped host memory are not atomic

@@ -70,12 +70,14 @@ inline bool read_device_record(device_runtime& d, device_record& out, bool& lost
     }
   }
   out.complete = __atomic_load_n(&ch->ready, __ATOMIC_ACQUIRE) != 0u;
-  std::memcpy(&out.v, &ch->record, sizeof out.v);
-  out.p = ch->to_finish;
+  std::memcpy(&out.v, &ch->rec.v, sizeof out.v);
+  out.p = ch->rec.p;
   out.v.count = have_counters ? counters.count : 1;
+  out.v.on_device = true;                                   // the channel holds device records only
+  out.v.count_is_lower_bound = !CUGUARD_IMPL_DEVICE_CONTINUE; // a thread stops at its first violation
   // Cleared for the next violation, which writes only the fields that apply to it.
-  std::memset(&ch->record, 0, sizeof ch->record);
-  ch->to_finish = pending{};
+  std::memset(&ch->rec.v, 0, sizeof ch->rec.v);
+  ch->rec.p = pending{};
   __atomic_store_n(&ch->started, 0u, __ATOMIC_RELAXED);
   __atomic_store_n(&ch->ready, 0u, __ATOMIC_RELAXED);
   if (!lost || backend::counters_survive_a_trap) backend::clear_counters(d.counters);

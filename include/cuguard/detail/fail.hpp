@@ -8,6 +8,7 @@
 #include <cuguard/detail/index_args.hpp>
 #include <cuguard/detail/lifetime_token.hpp>
 #include <cuguard/detail/completion.hpp>
+#include <cuguard/detail/fields.hpp>
 #include <cuguard/detail/pending.hpp>
 #include <cuguard/type_name.hpp>
 #include <cuguard/violation.hpp>
@@ -57,24 +58,38 @@ CUGUARD_HOST_DEVICE inline void fill_type(char (&dst)[32]) noexcept {
   copy_type(dst, std::is_const<T>::value, type_name<std::remove_cv_t<T>>::value);
 }
 
-/// Label, type, shape, strides and memory space of `view`.
+/// The fields of a view in a record (view_field_count<View> of them): label, type, rank, shape,
+/// strides and memory space of `view`.
 template <class View>
-CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void fill_view(violation& v, pending& p, const View& view) {
+inline constexpr int view_field_count = 7 + 2 * static_cast<int>(View::rank());
+
+static_assert(offsetof(violation, rank) % 8 == 0 && offsetof(violation, dim) == offsetof(violation, rank) + 4,
+              "violation: rank and dim are two numbers in a row, 8-byte aligned (one step writes both)");
+
+/// Field k of the fields of `view`.
+template <class View>
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE field_write view_field(const record& r, const View& view, int k) {
   using element = typename View::element_type;
-  const label_ref l = view.label_ref();
-  p.label = address_of(l.text);
-  p.label_on_host = l.on_host;
-  p.type = address_of(type_name<std::remove_cv_t<element>>::value);
-  p.type_const = std::is_const<element>::value;
-  constexpr int rank = static_cast<int>(View::rank());
-  v.rank = rank;
-  for (int r = 0; r < rank; ++r) {
-    v.extent[r] = static_cast<std::int64_t>(view.extent(static_cast<std::size_t>(r)));
-    v.stride[r] = static_cast<std::int64_t>(view.stride(static_cast<std::size_t>(r)));
+  constexpr std::size_t rank = View::rank();
+  switch (k) {
+  case 0: return put(r, r.p.label, address_of(view.label_ref().text));
+  case 1: return put(r, r.p.label_on_host, view.label_ref().on_host);
+  case 2: return put(r, r.p.type, address_of(type_name<std::remove_cv_t<element>>::value));
+  case 3: return put(r, r.p.type_const, std::is_const<element>::value);
+  case 4: return put_pair(r, r.v.rank, static_cast<unsigned>(rank), static_cast<unsigned>(-1)); // dim -1: none yet
+  case 5: return put(r, r.v.space, view.space());
+  case 6: return put(r, r.v.device, view.device());
+  default: break;
   }
-  v.space = view.space();
-  v.device = view.device();
-  v.dim = -1;
+  k -= 7;
+  if (k < static_cast<int>(rank)) return put_nth<rank>(r, r.v.extent, k, [&](auto i) { return view.extent(i); });
+  return put_nth<rank>(r, r.v.stride, k - static_cast<int>(rank), [&](auto i) { return view.stride(i); });
+}
+
+/// Writes the fields of `view` into `r` (host code).
+template <class View>
+void fill_view(record& r, const View& view) {
+  write_fields(r, [&](const record& to, int k) { return view_field(to, view, k); }, view_field_count<View>);
 }
 
 #if CUGUARD_IMPL_DEVICE_CONTINUE
@@ -104,12 +119,14 @@ inline void describe_stale_allocation(violation& v) {
 template <class Fill>
 [[noreturn]] void report_host(const Fill& fill, const cuda::std::source_location& where);
 #else
+/// `fill(r)` writes the numbers of the violation into the record `r` (a detail::record).
 template <class Fill>
 [[noreturn]] void report_host(const Fill& fill, const cuda::std::source_location& where) {
-  violation v{};
-  pending p{};
+  record r{};
+  violation& v = r.v;
+  pending& p = r.p;
   v.dim = -1;
-  fill(v, p);
+  fill(r);
   p.file = address_of(where.file_name());
   p.function = address_of(where.function_name());
   v.line = static_cast<unsigned>(where.line());
@@ -144,50 +161,106 @@ template <class Fill>
 #  endif
 }
 
+/// Coordinate D (0: x, 1: y, 2: z) of blockIdx (Block) or threadIdx. In device code read when
+/// asked: the compiler would otherwise read the thread's position at the start of the kernel and
+/// hold it in registers through every loop, for the cold path alone.
+template <bool Block, int D>
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE unsigned position() {
+  unsigned x;
+#  if CUGUARD_IMPL_DEVICE_PASS
+  if constexpr (Block && D == 0) asm volatile("mov.u32 %0, %%ctaid.x;" : "=r"(x));
+  if constexpr (Block && D == 1) asm volatile("mov.u32 %0, %%ctaid.y;" : "=r"(x));
+  if constexpr (Block && D == 2) asm volatile("mov.u32 %0, %%ctaid.z;" : "=r"(x));
+  if constexpr (!Block && D == 0) asm volatile("mov.u32 %0, %%tid.x;" : "=r"(x));
+  if constexpr (!Block && D == 1) asm volatile("mov.u32 %0, %%tid.y;" : "=r"(x));
+  if constexpr (!Block && D == 2) asm volatile("mov.u32 %0, %%tid.z;" : "=r"(x));
+#  else
+  const uint3 i = Block ? blockIdx : threadIdx;
+  x = D == 0 ? i.x : D == 1 ? i.y : i.z;
+#  endif
+  return x;
+}
+
+/// Dimension D of gridDim (Grid) or blockDim, read when asked as position() is.
+template <bool Grid, int D>
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE unsigned dimension() {
+#  if CUGUARD_IMPL_DEVICE_PASS
+  unsigned x;
+  if constexpr (Grid && D == 0) asm volatile("mov.u32 %0, %%nctaid.x;" : "=r"(x));
+  if constexpr (Grid && D == 1) asm volatile("mov.u32 %0, %%nctaid.y;" : "=r"(x));
+  if constexpr (Grid && D == 2) asm volatile("mov.u32 %0, %%nctaid.z;" : "=r"(x));
+  if constexpr (!Grid && D == 0) asm volatile("mov.u32 %0, %%ntid.x;" : "=r"(x));
+  if constexpr (!Grid && D == 1) asm volatile("mov.u32 %0, %%ntid.y;" : "=r"(x));
+  if constexpr (!Grid && D == 2) asm volatile("mov.u32 %0, %%ntid.z;" : "=r"(x));
+  return x;
+#  else
+  const dim3 n = Grid ? gridDim : blockDim;
+  return D == 0 ? n.x : D == 1 ? n.y : n.z;
+#  endif
+}
+
+// blockIdx and threadIdx, gridDim and blockDim: six 32-bit numbers each, in a row and 8-byte
+// aligned, written two at a time.
+static_assert(offsetof(violation, block) % 8 == 0 && offsetof(violation, thread) == offsetof(violation, block) + 12,
+              "violation: block and thread are six numbers in a row, 8-byte aligned");
+static_assert(offsetof(violation, launch) % 8 == 0 && offsetof(launch_record, grid) % 8 == 0 &&
+                  offsetof(launch_record, block) == offsetof(launch_record, grid) + 12,
+              "launch_record: grid and block are six numbers in a row, 8-byte aligned");
+
+/// The fields every device record has (device_field_count of them): source position, the
+/// thread, the launch. What is the same in every device record the reader sets
+/// (read_device_record: on_device, count_is_lower_bound).
+inline constexpr int device_field_count = 14;
+
+/// Field k of the fields every device record has.
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE field_write device_field(const record& r, int k, const device_state& state,
+                                                                      const cuda::std::source_location& where,
+                                                                      std::uint64_t launch) {
+  switch (k) {
+  case 0: return put(r, r.p.file, address_of(where.file_name()));
+  case 1: return put(r, r.p.function, address_of(where.function_name()));
+  case 2: return put(r, r.v.line, where.line());
+  case 3: return put(r, r.v.launch.id, state.launch_id != nullptr ? *state.launch_id : 0); // the device's last launch
+  case 4: return put(r, r.p.view_launch, launch); // check() decides between the two (resolve_launch)
+  case 5: return put(r, r.v.block[0], position<true, 0>());
+  case 6: return put(r, r.v.block[1], position<true, 1>());
+  case 7: return put(r, r.v.block[2], position<true, 2>());
+  case 8: return put(r, r.v.thread[0], position<false, 0>());
+  case 9: return put(r, r.v.thread[1], position<false, 1>());
+  case 10: return put(r, r.v.thread[2], position<false, 2>());
+  case 11: return put_pair(r, r.v.launch.grid[0], dimension<true, 0>(), dimension<true, 1>());
+  case 12: return put_pair(r, r.v.launch.grid[2], dimension<true, 2>(), dimension<false, 0>());
+  default: return put_pair(r, r.v.launch.block[1], dimension<false, 1>(), dimension<false, 2>());
+  }
+}
+
 /// Device side of a violation: count it, let the first one write the record, then stop the
-/// thread (default), continue (the caller redirects the access) or trap. `fill` writes the
-/// numbers of the violation and what is pending; the host completes the record when it reads it
-/// (check()). The record was cleared by the host, so only what applies is written. `launch` is
-/// the launch number the view carries (0: none), recorded next to the device's last launch number.
-template <class Fill>
+/// thread (default), continue (the caller redirects the access) or trap. `fields(r, k)` gives
+/// field k of the `count` fields of the violation; the host completes the record when it reads
+/// it (check()). The record was cleared by the host, so only what applies is written. `launch`
+/// is the launch number the view carries (0: none), recorded next to the device's last launch
+/// number.
+template <class Fields>
 CUGUARD_IMPL_FAIL_NORETURN CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void device_report(
-    const Fill& fill, const cuda::std::source_location& where, std::uint64_t launch) {
-  const device_state& state = current_device_state<Fill>();
+    const Fields& fields, int count, const cuda::std::source_location& where, std::uint64_t launch) {
+  const device_state& state = current_device_state<Fields>();
   channel* ch = state.report;
   channel_counters* counters = state.counters;
   if (ch == nullptr || counters == nullptr) no_channel(where);
   atomicAdd(&counters->count, 1ull);
   if (atomicCAS(&counters->claim, 0u, 1u) == 0u) {
     *static_cast<volatile unsigned int*>(&ch->started) = 1u;
-    violation& v = ch->record;
-    pending& p = ch->to_finish;
-    v.dim = -1;
-    fill(v, p);
-    p.file = address_of(where.file_name());
-    p.function = address_of(where.function_name());
-    v.line = static_cast<unsigned>(where.line());
-    v.on_device = true;
-    v.count_is_lower_bound = !CUGUARD_IMPL_DEVICE_CONTINUE;
-#  if CUGUARD_IMPL_DEVICE_PASS
-    // Read here, not before: the compiler would otherwise read the thread's position at the start
-    // of the kernel and hold it in registers through every loop, for this cold path alone.
-    asm volatile("mov.u32 %0, %%ctaid.x;" : "=r"(v.block[0]));
-    asm volatile("mov.u32 %0, %%ctaid.y;" : "=r"(v.block[1]));
-    asm volatile("mov.u32 %0, %%ctaid.z;" : "=r"(v.block[2]));
-    asm volatile("mov.u32 %0, %%tid.x;" : "=r"(v.thread[0]));
-    asm volatile("mov.u32 %0, %%tid.y;" : "=r"(v.thread[1]));
-    asm volatile("mov.u32 %0, %%tid.z;" : "=r"(v.thread[2]));
-#  else
-    v.block[0] = blockIdx.x, v.block[1] = blockIdx.y, v.block[2] = blockIdx.z;
-    v.thread[0] = threadIdx.x, v.thread[1] = threadIdx.y, v.thread[2] = threadIdx.z;
-#  endif
-    v.launch.id = state.launch_id != nullptr ? *state.launch_id : 0; // the device's last launch
-    p.view_launch = launch; // check() decides between the two (resolve_launch)
-    v.launch.grid[0] = gridDim.x, v.launch.grid[1] = gridDim.y, v.launch.grid[2] = gridDim.z;
-    v.launch.block[0] = blockDim.x, v.launch.block[1] = blockDim.y, v.launch.block[2] = blockDim.z;
+    record& rec = ch->rec;
+    write_fields(
+        rec,
+        [&](const record& r, int k) {
+          return k < device_field_count ? device_field(r, k, state, where, launch) : fields(r, k - device_field_count);
+        },
+        device_field_count + count);
 #  if CUGUARD_IMPL_DEVICE_TRAP
     // The host cannot read device memory once the kernel trapped: copy the texts now.
-    finish_here(v, p);
+    rec.v.on_device = true;
+    finish_here(rec.v, rec.p);
 #  endif
     __threadfence_system();
     *static_cast<volatile unsigned int*>(&ch->ready) = 1u;
@@ -210,68 +283,101 @@ CUGUARD_IMPL_FAIL_NORETURN CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void dev
 
 #endif
 
-/// Hands a violation to the policy of the code it was found in. `fill(v, p)` writes the numbers
-/// of the violation into the record `v` and what is still to complete into `p`; the source
-/// position, thread and launch (`launch`: the number the view carries, if any) are added here.
+/// Hands a violation to the policy of the code it was found in. `fields(r, k)` gives field k of
+/// the `count` fields of the violation (the numbers of the violation, and what is still to
+/// complete the record from); the source position, thread and launch (`launch`: the number the
+/// view carries, if any) are added here.
 /// In device code (and emulated kernels) the record goes to the report channel and the thread
 /// stops, traps, or (CUGUARD_ON_DEVICE_VIOLATION_CONTINUE) the function returns; in host code it
 /// throws or aborts.
-template <class Fill>
+template <class Fields>
 CUGUARD_IMPL_FAIL_NORETURN CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void report(
-    const Fill& fill, const cuda::std::source_location& where, std::uint64_t launch = 0) {
+    const Fields& fields, int count, const cuda::std::source_location& where, std::uint64_t launch = 0) {
 #if CUGUARD_IMPL_DEVICE_PASS
-  device_report(fill, where, launch);
+  device_report(fields, count, where, launch);
 #else
 #  if CUGUARD_IMPL_EMULATION
   if (emulation::in_kernel()) {
-    device_report(fill, where, launch);
+    device_report(fields, count, where, launch);
 #    if CUGUARD_IMPL_DEVICE_CONTINUE
     return;
 #    endif
   }
 #  endif
   (void)launch;
-  report_host(fill, where);
+  report_host([&](record& r) { write_fields(r, fields, count); }, where);
 #endif
 }
 
-template <class... Rest>
-CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void store_indices(std::int64_t* dst, std::int64_t i0,
-                                                                Rest... rest) noexcept {
-  dst[0] = i0;
-  int r = 1;
-  ((dst[r++] = index_value(rest)), ...);
+/// Index i of the indices of an access, as a run-time i (see nth).
+template <class First, class... Rest>
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE field_write put_index(const record& r, int i, const First& i0,
+                                                                   const Rest&... rest) {
+  const std::int64_t values[] = {i0.value, index_value(rest)...};
+  return put_nth<1 + sizeof...(Rest)>(r, r.v.index, i, [&](auto n) { return values[n]; });
 }
 
+/// Indices that carry an origin (checked_index), and the fields of one origin in a record.
 template <class I>
-CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void store_origin(origin_info& dst, const I& i) noexcept {
-  if constexpr (std::is_same<I, first_checked_index>::value || is_checked_index<I>::value) dst = origin_of(i);
+inline constexpr bool carries_origin = std::is_same<I, first_checked_index>::value || is_checked_index<I>::value;
+inline constexpr int origin_field_count = 4 + violation::max_rank;
+
+/// Field k of the origins of the indices `i, more...` (the first at position `at`): only those of
+/// indices that carry one.
+template <class I, class... More>
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE field_write origin_field(const record& r, int at, int k, const I& i,
+                                                                      const More&... more) {
+  if constexpr (carries_origin<I>) {
+    if (k < origin_field_count) {
+      const origin_info o = origin_of(i);
+      const origin_info& dst = r.p.origins[at];
+      switch (k) {
+      case 0: return put(r, dst.kind, o.kind);
+      case 1: return put(r, dst.rank, o.rank);
+      case 2: return put(r, dst.label.text, o.label.text);
+      case 3: return put(r, dst.label.on_host, o.label.on_host);
+      default:
+        return put_nth<violation::max_rank>(r, dst.position, k - 4, [&](auto n) { return o.position[n]; });
+      }
+    }
+    k -= origin_field_count;
+  }
+  if constexpr (sizeof...(More) > 0) {
+    return origin_field(r, at + 1, k, more...);
+  } else {
+    return field_write{0, 0};
+  }
 }
 
 /// The cold side of operator(), operator[], load and store: records the access; which check
-/// failed is worked out when the record is completed (classify_access). `width` is 0 for a
+/// failed is worked out from it when the record is completed (classify_access), so that device
+/// code does not evaluate the check's parts again. `width` is 0 for a
 /// scalar access and N for a vector access of N elements. Returns (the scratch element the
 /// access is redirected to) only under CUGUARD_ON_DEVICE_VIOLATION_CONTINUE.
 template <class View, class First, class... Rest>
 CUGUARD_IMPL_FAIL_NORETURN CUGUARD_IMPL_COLD CUGUARD_HOST_DEVICE typename View::element_type& fail_access(
     View view, operation op, int width, First i0, Rest... rest) {
+  constexpr int indices = 1 + static_cast<int>(sizeof...(Rest));
+  constexpr int origins = (static_cast<int>(carries_origin<First>) + ... + static_cast<int>(carries_origin<Rest>));
+  constexpr int access_fields = 6;
   report(
-      [&](violation& v, pending& p) {
-        fill_view(v, p, view);
-        v.op = op;
-        v.width = width;
-        store_indices(v.index, i0.value, rest...);
-        p.access = true;
-        p.wrong_space = !view.space_ok();
-        p.stale = !alive(view.token());
-        p.element_bytes = sizeof(typename View::element_type);
-        p.data = address_of(view.data());
-        p.token = view.token();
-        store_origin(p.origins[0], i0);
-        int r = 1;
-        (store_origin(p.origins[r++], rest), ...);
+      [&](const record& r, int k) {
+        if (k < view_field_count<View>) return view_field(r, view, k);
+        k -= view_field_count<View>;
+        switch (k) {
+        case 0: return put(r, r.v.op, op);
+        case 1: return put(r, r.v.width, width);
+        case 2: return put(r, r.p.access, true);
+        case 3: return put(r, r.p.element_bytes, sizeof(typename View::element_type));
+        case 4: return put(r, r.p.data, address_of(view.data()));
+        case 5: return put(r, r.p.token, view.token());
+        default: break;
+        }
+        k -= access_fields;
+        if (k < indices) return put_index(r, k, i0, rest...);
+        return origin_field(r, 0, k - indices, i0, rest...);
       },
-      i0.where, view.launch_number());
+      view_field_count<View> + access_fields + indices + origins * origin_field_count, i0.where, view.launch_number());
 #if CUGUARD_IMPL_DEVICE_CONTINUE
   return scratch<typename View::element_type>();
 #endif
@@ -281,20 +387,25 @@ CUGUARD_IMPL_FAIL_NORETURN CUGUARD_IMPL_COLD CUGUARD_HOST_DEVICE typename View::
 template <class View, class... Rest>
 CUGUARD_IMPL_FAIL_NORETURN CUGUARD_IMPL_COLD CUGUARD_HOST_DEVICE void fail_finite(View view, double value,
                                                                                   first_index i0, Rest... rest) {
-  report(
-      [&](violation& v, pending& p) {
-        fill_view(v, p, view);
-        v.kind = violation_kind::non_finite;
-        v.op = operation::expect_finite;
-        store_indices(v.index, i0.value, rest...);
-        static_assert(sizeof value == sizeof v.value, "double is 64 bits");
+  static_assert(sizeof value == sizeof(std::int64_t), "double is 64 bits");
+  std::int64_t bits;
 #if CUGUARD_IMPL_DEVICE_PASS
-        v.value = __double_as_longlong(value);
+  bits = __double_as_longlong(value);
 #else
-        std::memcpy(&v.value, &value, sizeof value);
+  std::memcpy(&bits, &value, sizeof value);
 #endif
+  report(
+      [&](const record& r, int k) {
+        if (k < view_field_count<View>) return view_field(r, view, k);
+        k -= view_field_count<View>;
+        switch (k) {
+        case 0: return put(r, r.v.kind, violation_kind::non_finite);
+        case 1: return put(r, r.v.op, operation::expect_finite);
+        case 2: return put(r, r.v.value, bits);
+        default: return put_index(r, k - 3, i0, rest...);
+        }
       },
-      i0.where, view.launch_number());
+      view_field_count<View> + 3 + 1 + static_cast<int>(sizeof...(Rest)), i0.where, view.launch_number());
 }
 
 /// The cold side of the checks of view operations (construction, slice, select, permute,
@@ -303,19 +414,24 @@ template <class View>
 CUGUARD_IMPL_FAIL_NORETURN CUGUARD_IMPL_COLD CUGUARD_HOST_DEVICE void fail_view(
     View view, violation_kind kind, operation op, int dim, numbers n, dims expected, cuda::std::source_location where) {
   report(
-      [&](violation& v, pending& p) {
-        fill_view(v, p, view);
-        v.kind = kind;
-        v.op = op;
-        v.dim = dim;
-        v.value = n.value;
-        v.value_end = n.value_end;
-        v.limit = n.limit;
-        v.figure = n.figure;
-        v.expected_rank = expected.n;
-        for (int r = 0; r < expected.n; ++r) v.expected[r] = expected.v[r];
+      [&](const record& r, int k) {
+        if (k < view_field_count<View>) return view_field(r, view, k);
+        k -= view_field_count<View>;
+        switch (k) {
+        case 0: return put(r, r.v.kind, kind);
+        case 1: return put(r, r.v.op, op);
+        case 2: return put(r, r.v.dim, dim);
+        case 3: return put(r, r.v.value, n.value);
+        case 4: return put(r, r.v.value_end, n.value_end);
+        case 5: return put(r, r.v.limit, n.limit);
+        case 6: return put(r, r.v.figure, n.figure);
+        case 7: return put(r, r.v.expected_rank, expected.n);
+        default:
+          return put_nth<violation::max_rank>(r, r.v.expected, k - 8,
+                                              [&](auto i) { return static_cast<int>(i) < expected.n ? expected.v[i] : 0; });
+        }
       },
-      where, view.launch_number());
+      view_field_count<View> + 8 + violation::max_rank, where, view.launch_number());
 }
 
 /// Construction over a tracked allocation that the view does not fit in (host only).
@@ -323,8 +439,9 @@ template <class View>
 CUGUARD_IMPL_NOINLINE void fail_allocation(View view, const allocation_span& found, std::int64_t first_byte,
                                            std::int64_t bytes, cuda::std::source_location where) {
   report_host(
-      [&](violation& v, pending& p) {
-        fill_view(v, p, view);
+      [&](record& r) {
+        fill_view(r, view);
+        violation& v = r.v;
         v.op = operation::make_view;
         if (!describe_allocation(found.token, v)) v.alloc_bytes = static_cast<std::int64_t>(found.bytes);
         v.kind = violation_kind::out_of_bounds;
@@ -341,16 +458,19 @@ template <class Int>
 CUGUARD_IMPL_FAIL_NORETURN CUGUARD_IMPL_COLD CUGUARD_HOST_DEVICE void fail_bounded(
     Int value, Int bound, bool value_unsigned, bool bound_unsigned, cuda::std::source_location where) {
   report(
-      [&](violation& v, pending&) {
-        v.kind = violation_kind::out_of_bounds;
-        v.op = operation::bounded;
-        v.device = -1;
-        v.value = value;
-        v.limit = bound;
-        v.value_unsigned = value_unsigned;
-        v.limit_unsigned = bound_unsigned;
+      [&](const record& r, int k) {
+        switch (k) {
+        case 0: return put(r, r.v.kind, violation_kind::out_of_bounds);
+        case 1: return put(r, r.v.op, operation::bounded);
+        case 2: return put(r, r.v.dim, -1);
+        case 3: return put(r, r.v.device, -1);
+        case 4: return put(r, r.v.value, value);
+        case 5: return put(r, r.v.limit, bound);
+        case 6: return put(r, r.v.value_unsigned, value_unsigned);
+        default: return put(r, r.v.limit_unsigned, bound_unsigned);
+        }
       },
-      where);
+      8, where);
 }
 #endif
 

@@ -34,8 +34,6 @@ struct pending {
   bool origin_label_on_host; ///< the same for `origin_label`
   bool type_const;           ///< the element type is const
   bool access;               ///< an element access: kind, dim and origin still to work out
-  bool wrong_space;          ///< the access ran where the view's memory cannot be read
-  bool stale;                ///< the view's allocation was released
   unsigned element_bytes;    ///< size of one element
   std::uint64_t data;        ///< the view's data address
   lifetime_token token;      ///< the view's lifetime token
