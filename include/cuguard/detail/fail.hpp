@@ -86,6 +86,15 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE field_write view_field(const record
   return put_nth<rank>(r, r.v.stride, k - static_cast<int>(rank), [&](auto i) { return view.stride(i); });
 }
 
+/// The fields of a record about `view`: those of the view, then `own(r, k)`, field k of the
+/// record's own (for use within the expression that writes the record: it refers to both).
+template <class View, class Own>
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE auto view_then(const View& view, const Own& own) {
+  return [&view, &own](const record& r, int k) {
+    return k < view_field_count<View> ? view_field(r, view, k) : own(r, k - view_field_count<View>);
+  };
+}
+
 /// Writes the fields of `view` into `r` (host code).
 template <class View>
 void fill_view(record& r, const View& view) {
@@ -161,41 +170,34 @@ template <class Fill>
 #  endif
 }
 
-/// Coordinate D (0: x, 1: y, 2: z) of blockIdx (Block) or threadIdx. In device code read when
-/// asked: the compiler would otherwise read the thread's position at the start of the kernel and
-/// hold it in registers through every loop, for the cold path alone.
-template <bool Block, int D>
+/// Where the calling thread runs, read when asked: N 0-2 blockIdx, 3-5 threadIdx, 6-8 gridDim,
+/// 9-11 blockDim (x, y, z). In device code an asm the compiler does not move: it would otherwise
+/// read the thread's position at the start of the kernel and hold it in registers through every
+/// loop, for the cold path alone.
+template <int N>
 CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE unsigned position() {
-  unsigned x;
-#  if CUGUARD_IMPL_DEVICE_PASS
-  if constexpr (Block && D == 0) asm volatile("mov.u32 %0, %%ctaid.x;" : "=r"(x));
-  if constexpr (Block && D == 1) asm volatile("mov.u32 %0, %%ctaid.y;" : "=r"(x));
-  if constexpr (Block && D == 2) asm volatile("mov.u32 %0, %%ctaid.z;" : "=r"(x));
-  if constexpr (!Block && D == 0) asm volatile("mov.u32 %0, %%tid.x;" : "=r"(x));
-  if constexpr (!Block && D == 1) asm volatile("mov.u32 %0, %%tid.y;" : "=r"(x));
-  if constexpr (!Block && D == 2) asm volatile("mov.u32 %0, %%tid.z;" : "=r"(x));
-#  else
-  const uint3 i = Block ? blockIdx : threadIdx;
-  x = D == 0 ? i.x : D == 1 ? i.y : i.z;
-#  endif
-  return x;
-}
-
-/// Dimension D of gridDim (Grid) or blockDim, read when asked as position() is.
-template <bool Grid, int D>
-CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE unsigned dimension() {
 #  if CUGUARD_IMPL_DEVICE_PASS
   unsigned x;
-  if constexpr (Grid && D == 0) asm volatile("mov.u32 %0, %%nctaid.x;" : "=r"(x));
-  if constexpr (Grid && D == 1) asm volatile("mov.u32 %0, %%nctaid.y;" : "=r"(x));
-  if constexpr (Grid && D == 2) asm volatile("mov.u32 %0, %%nctaid.z;" : "=r"(x));
-  if constexpr (!Grid && D == 0) asm volatile("mov.u32 %0, %%ntid.x;" : "=r"(x));
-  if constexpr (!Grid && D == 1) asm volatile("mov.u32 %0, %%ntid.y;" : "=r"(x));
-  if constexpr (!Grid && D == 2) asm volatile("mov.u32 %0, %%ntid.z;" : "=r"(x));
+#    define CUGUARD_IMPL_SREG(n, name) \
+      if constexpr (N == n) asm volatile("mov.u32 %0, %%" name ";" : "=r"(x))
+  CUGUARD_IMPL_SREG(0, "ctaid.x");
+  CUGUARD_IMPL_SREG(1, "ctaid.y");
+  CUGUARD_IMPL_SREG(2, "ctaid.z");
+  CUGUARD_IMPL_SREG(3, "tid.x");
+  CUGUARD_IMPL_SREG(4, "tid.y");
+  CUGUARD_IMPL_SREG(5, "tid.z");
+  CUGUARD_IMPL_SREG(6, "nctaid.x");
+  CUGUARD_IMPL_SREG(7, "nctaid.y");
+  CUGUARD_IMPL_SREG(8, "nctaid.z");
+  CUGUARD_IMPL_SREG(9, "ntid.x");
+  CUGUARD_IMPL_SREG(10, "ntid.y");
+  CUGUARD_IMPL_SREG(11, "ntid.z");
+#    undef CUGUARD_IMPL_SREG
   return x;
 #  else
-  const dim3 n = Grid ? gridDim : blockDim;
-  return D == 0 ? n.x : D == 1 ? n.y : n.z;
+  const unsigned all[12] = {blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y, threadIdx.z,
+                            gridDim.x,  gridDim.y,  gridDim.z,  blockDim.x,  blockDim.y,  blockDim.z};
+  return all[N];
 #  endif
 }
 
@@ -222,15 +224,15 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE field_write device_field(const reco
   case 2: return put(r, r.v.line, where.line());
   case 3: return put(r, r.v.launch.id, state.launch_id != nullptr ? *state.launch_id : 0); // the device's last launch
   case 4: return put(r, r.p.view_launch, launch); // check() decides between the two (resolve_launch)
-  case 5: return put(r, r.v.block[0], position<true, 0>());
-  case 6: return put(r, r.v.block[1], position<true, 1>());
-  case 7: return put(r, r.v.block[2], position<true, 2>());
-  case 8: return put(r, r.v.thread[0], position<false, 0>());
-  case 9: return put(r, r.v.thread[1], position<false, 1>());
-  case 10: return put(r, r.v.thread[2], position<false, 2>());
-  case 11: return put_pair(r, r.v.launch.grid[0], dimension<true, 0>(), dimension<true, 1>());
-  case 12: return put_pair(r, r.v.launch.grid[2], dimension<true, 2>(), dimension<false, 0>());
-  default: return put_pair(r, r.v.launch.block[1], dimension<false, 1>(), dimension<false, 2>());
+  case 5: return put(r, r.v.block[0], position<0>());
+  case 6: return put(r, r.v.block[1], position<1>());
+  case 7: return put(r, r.v.block[2], position<2>());
+  case 8: return put(r, r.v.thread[0], position<3>());
+  case 9: return put(r, r.v.thread[1], position<4>());
+  case 10: return put(r, r.v.thread[2], position<5>());
+  case 11: return put_pair(r, r.v.launch.grid[0], position<6>(), position<7>());
+  case 12: return put_pair(r, r.v.launch.grid[2], position<8>(), position<9>());
+  default: return put_pair(r, r.v.launch.block[1], position<10>(), position<11>());
   }
 }
 
@@ -361,9 +363,7 @@ CUGUARD_IMPL_FAIL_NORETURN CUGUARD_IMPL_COLD CUGUARD_HOST_DEVICE typename View::
   constexpr int origins = (static_cast<int>(carries_origin<First>) + ... + static_cast<int>(carries_origin<Rest>));
   constexpr int access_fields = 6;
   report(
-      [&](const record& r, int k) {
-        if (k < view_field_count<View>) return view_field(r, view, k);
-        k -= view_field_count<View>;
+      view_then(view, [&](const record& r, int k) {
         switch (k) {
         case 0: return put(r, r.v.op, op);
         case 1: return put(r, r.v.width, width);
@@ -376,7 +376,7 @@ CUGUARD_IMPL_FAIL_NORETURN CUGUARD_IMPL_COLD CUGUARD_HOST_DEVICE typename View::
         k -= access_fields;
         if (k < indices) return put_index(r, k, i0, rest...);
         return origin_field(r, 0, k - indices, i0, rest...);
-      },
+      }),
       view_field_count<View> + access_fields + indices + origins * origin_field_count, i0.where, view.launch_number());
 #if CUGUARD_IMPL_DEVICE_CONTINUE
   return scratch<typename View::element_type>();
@@ -395,16 +395,15 @@ CUGUARD_IMPL_FAIL_NORETURN CUGUARD_IMPL_COLD CUGUARD_HOST_DEVICE void fail_finit
   std::memcpy(&bits, &value, sizeof value);
 #endif
   report(
-      [&](const record& r, int k) {
-        if (k < view_field_count<View>) return view_field(r, view, k);
-        k -= view_field_count<View>;
-        switch (k) {
-        case 0: return put(r, r.v.kind, violation_kind::non_finite);
-        case 1: return put(r, r.v.op, operation::expect_finite);
-        case 2: return put(r, r.v.value, bits);
-        default: return put_index(r, k - 3, i0, rest...);
-        }
-      },
+      view_then(view,
+                [&](const record& r, int k) {
+                  switch (k) {
+                  case 0: return put(r, r.v.kind, violation_kind::non_finite);
+                  case 1: return put(r, r.v.op, operation::expect_finite);
+                  case 2: return put(r, r.v.value, bits);
+                  default: return put_index(r, k - 3, i0, rest...);
+                  }
+                }),
       view_field_count<View> + 3 + 1 + static_cast<int>(sizeof...(Rest)), i0.where, view.launch_number());
 }
 
@@ -414,9 +413,7 @@ template <class View>
 CUGUARD_IMPL_FAIL_NORETURN CUGUARD_IMPL_COLD CUGUARD_HOST_DEVICE void fail_view(
     View view, violation_kind kind, operation op, int dim, numbers n, dims expected, cuda::std::source_location where) {
   report(
-      [&](const record& r, int k) {
-        if (k < view_field_count<View>) return view_field(r, view, k);
-        k -= view_field_count<View>;
+      view_then(view, [&](const record& r, int k) {
         switch (k) {
         case 0: return put(r, r.v.kind, kind);
         case 1: return put(r, r.v.op, op);
@@ -430,7 +427,7 @@ CUGUARD_IMPL_FAIL_NORETURN CUGUARD_IMPL_COLD CUGUARD_HOST_DEVICE void fail_view(
           return put_nth<violation::max_rank>(r, r.v.expected, k - 8,
                                               [&](auto i) { return static_cast<int>(i) < expected.n ? expected.v[i] : 0; });
         }
-      },
+      }),
       view_field_count<View> + 8 + violation::max_rank, where, view.launch_number());
 }
 
