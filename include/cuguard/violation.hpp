@@ -82,7 +82,8 @@ struct launch_record {
   std::uint64_t id;     ///< launch number, counted from 1; 0: not recorded
   char kernel[96];      ///< kernel name
   site_record site;     ///< where launch() was called
-  alignas(8) unsigned grid[3]; ///< grid dimensions (8-byte aligned, as `block` after it: device code writes them in pairs)
+  // grid and block: six numbers in a row, 8-byte aligned (device code writes them in pairs).
+  alignas(8) unsigned grid[3]; ///< grid dimensions
   unsigned block[3];           ///< block dimensions
 };
 
@@ -144,7 +145,8 @@ struct violation {
   int device;              ///< device of the view's memory, -1 if none or unknown
 
   bool on_device;          ///< found in device code (block, thread and launch are valid)
-  alignas(8) unsigned block[3]; ///< blockIdx of the offending thread (8-byte aligned, as `thread` after it: device code writes them in pairs)
+  // block and thread: six numbers in a row, 8-byte aligned (device code writes them in pairs).
+  alignas(8) unsigned block[3]; ///< blockIdx of the offending thread
   unsigned thread[3];      ///< threadIdx of the offending thread
   launch_record launch;    ///< the launch the kernel belongs to
   std::uint64_t count;     ///< violations seen since the last check, this one included (see count_is_lower_bound)
