@@ -28,3 +28,6 @@
 #  include <cuguard/device_buffer.hpp>
 #  include <cuguard/runtime.hpp>
 #endif
+#if CUGUARD_IMPL_EMULATION
+#  include <cuguard/emulated_runtime.hpp> // cudaMalloc, streams, events, ... on CPU threads
+#endif

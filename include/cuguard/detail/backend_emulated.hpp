@@ -34,33 +34,63 @@ namespace backend {
 /// Emulated launches run one at a time: no two kernels overlap.
 inline constexpr bool kernels_may_overlap = false;
 
-/// Device memory as the backend lists it, so that views can tell "device" memory (which host
-/// code must not touch) from plain host memory.
+/// Memory as the backend lists it (device, managed and pinned host allocations), so that views
+/// can tell "device" memory (which host code must not touch) from plain host memory, and the
+/// emulated runtime API (emulated_runtime.hpp) can check the pointers it is given.
+struct emulated_block {
+  std::size_t bytes;
+  memory_space space;
+};
 struct emulated_memory {
   std::mutex mutex;
-  std::map<std::uintptr_t, std::size_t> blocks;
+  std::map<std::uintptr_t, emulated_block> blocks;
 };
 inline emulated_memory& memory() {
-  static emulated_memory m;
-  return m;
+  static emulated_memory* const m = new emulated_memory; // never destroyed: frees may come late
+  return *m;
 }
 
-inline status allocate_device(void** p, std::size_t bytes, cudaStream_t) {
+/// Allocates `bytes` (256-byte aligned, as cudaMalloc) listed as `space`.
+inline status allocate_in(void** p, std::size_t bytes, memory_space space) {
   *p = nullptr;
   if (bytes > SIZE_MAX - 255) return 2; // cudaErrorMemoryAllocation: rounding up would wrap
   const std::size_t rounded = (bytes + 255) / 256 * 256;
   *p = std::aligned_alloc(256, rounded == 0 ? 256 : rounded);
   if (*p == nullptr) return 2; // cudaErrorMemoryAllocation
   std::lock_guard<std::mutex> lock(memory().mutex);
-  memory().blocks[reinterpret_cast<std::uintptr_t>(*p)] = bytes;
+  memory().blocks[reinterpret_cast<std::uintptr_t>(*p)] = emulated_block{bytes, space};
   return 0;
 }
-inline status free_device(void* p, cudaStream_t) {
+/// The listed allocation that `p` lies in (one past the end of a zero-byte one counts as in it).
+inline bool find_block(const void* p, std::uintptr_t& begin, emulated_block& block) {
+  const auto addr = reinterpret_cast<std::uintptr_t>(p);
+  std::lock_guard<std::mutex> lock(memory().mutex);
+  auto it = memory().blocks.upper_bound(addr);
+  if (it == memory().blocks.begin()) return false;
+  --it;
+  if (addr - it->first >= (it->second.bytes == 0 ? 1 : it->second.bytes)) return false;
+  begin = it->first;
+  block = it->second;
+  return true;
+}
+/// Frees the allocation that starts at `p` if it is listed as `space`; false (nothing freed)
+/// otherwise.
+inline bool free_in(void* p, memory_space space) {
   {
     std::lock_guard<std::mutex> lock(memory().mutex);
-    memory().blocks.erase(reinterpret_cast<std::uintptr_t>(p));
+    auto it = memory().blocks.find(reinterpret_cast<std::uintptr_t>(p));
+    if (it == memory().blocks.end() || it->second.space != space) return false;
+    memory().blocks.erase(it);
   }
   std::free(p);
+  return true;
+}
+
+inline status allocate_device(void** p, std::size_t bytes, cudaStream_t) {
+  return allocate_in(p, bytes, memory_space::device);
+}
+inline status free_device(void* p, cudaStream_t) {
+  free_in(p, memory_space::device);
   return 0;
 }
 inline status copy(void* dst, const void* src, std::size_t bytes, cudaStream_t) {
@@ -80,19 +110,50 @@ inline status allocate_mapped(void** host, void** device, std::size_t bytes) {
   *device = *host;
   return *host == nullptr ? 2 : 0;
 }
-inline const char* error_name(status s) { return s == 0 ? "success" : "emulation error"; }
-inline const char* error_string(status s) { return s == 0 ? "no error" : "emulated CUDA call failed"; }
+/// CUDA's name and text of the error codes emulation returns.
+struct error_text {
+  int code;
+  const char* name;
+  const char* text;
+};
+inline constexpr error_text error_texts[] = {
+    {0, "cudaSuccess", "no error"},
+    {1, "cudaErrorInvalidValue", "invalid argument"},
+    {2, "cudaErrorMemoryAllocation", "out of memory"},
+    {3, "cudaErrorInitializationError", "initialization error"},
+    {9, "cudaErrorInvalidConfiguration", "invalid configuration argument"},
+    {21, "cudaErrorInvalidMemcpyDirection", "invalid copy direction for memcpy"},
+    {98, "cudaErrorInvalidDeviceFunction", "invalid device function"},
+    {100, "cudaErrorNoDevice", "no CUDA-capable device is detected"},
+    {101, "cudaErrorInvalidDevice", "invalid device ordinal"},
+    {400, "cudaErrorInvalidResourceHandle", "invalid resource handle"},
+    {600, "cudaErrorNotReady", "device not ready"},
+    {700, "cudaErrorIllegalAddress", "an illegal memory access was encountered"},
+    {719, "cudaErrorLaunchFailure", "unspecified launch failure"},
+    {801, "cudaErrorNotSupported", "operation not supported"},
+    {900, "cudaErrorStreamCaptureUnsupported", "operation not permitted when stream is capturing"},
+    {999, "cudaErrorUnknown", "unknown error"},
+};
+inline const error_text* find_error_text(status s) {
+  for (const error_text& e : error_texts)
+    if (e.code == s) return &e;
+  return nullptr;
+}
+inline const char* error_name(status s) {
+  const error_text* e = find_error_text(s);
+  return e != nullptr ? e->name : "cudaErrorUnknown";
+}
+inline const char* error_string(status s) {
+  const error_text* e = find_error_text(s);
+  return e != nullptr ? e->text : "unrecognized error code";
+}
 inline bool memory_space_of(const void* p, memory_space& space, int& device) {
-  const auto addr = reinterpret_cast<std::uintptr_t>(p);
-  std::lock_guard<std::mutex> lock(memory().mutex);
-  auto it = memory().blocks.upper_bound(addr);
-  if (it != memory().blocks.begin()) {
-    --it;
-    if (addr - it->first < (it->second == 0 ? 1 : it->second)) {
-      space = memory_space::device;
-      device = 0;
-      return true;
-    }
+  std::uintptr_t begin = 0;
+  emulated_block block{};
+  if (find_block(p, begin, block)) {
+    space = block.space;
+    device = block.space == memory_space::pinned ? -1 : 0;
+    return true;
   }
   space = memory_space::host;
   device = -1;
