@@ -160,11 +160,12 @@
 // ABI namespace: every macro that changes inline code or shared state (checks, emulation, the
 // host and device policies, the lifetime table's size) gives every cuguard entity a different
 // mangled name, so a program that mixes translation units built differently fails to link
-// instead of silently breaking the ODR ("checked_v6", "checked_emulated_abort_trap_slots8_v6").
+// instead of silently breaking the ODR ("checked_v7", "checked_emulated_abort_trap_slots8_v7").
 // The number changes with the layout of a view or of the report channel (v1: views carry their
 // launch number; v2: the record holds the allocation's size; v3: the record's numbers by name;
 // v4: bounded records whether its value and bound are unsigned; v5: the record says whether its
-// count is a lower bound; v6: the record holds no lifetime or space verdict of an access).
+// count is a lower bound; v6: the record holds no lifetime or space verdict of an access; v7: the record names a second
+// thread and site, for divergent barriers).
 // ---------------------------------------------------------------------------------------------
 #if CUGUARD_IMPL_CHECKS
 #  define CUGUARD_IMPL_ABI_MODE checked
@@ -197,7 +198,7 @@
 #define CUGUARD_IMPL_CAT6(a, b, c, d, e, f) CUGUARD_IMPL_CAT6_(a, b, c, d, e, f)
 #define CUGUARD_IMPL_ABI                                                                               \
   CUGUARD_IMPL_CAT6(CUGUARD_IMPL_ABI_MODE, CUGUARD_IMPL_ABI_EMULATION, CUGUARD_IMPL_ABI_HOST_POLICY,     \
-                    CUGUARD_IMPL_ABI_DEVICE_POLICY, CUGUARD_IMPL_ABI_SLOTS, _v6)
+                    CUGUARD_IMPL_ABI_DEVICE_POLICY, CUGUARD_IMPL_ABI_SLOTS, _v7)
 #define CUGUARD_IMPL_BEGIN_NAMESPACE \
   namespace cuguard {                \
   inline namespace CUGUARD_IMPL_ABI {

@@ -74,6 +74,10 @@ inline bool is_live(const void* handle) {
   std::lock_guard<std::mutex> lock(live_handles().mutex);
   return live_handles().live.count(handle) != 0;
 }
+inline void remember(const void* handle) {
+  std::lock_guard<std::mutex> lock(live_handles().mutex);
+  live_handles().live.insert(handle);
+}
 /// The default stream's handles (0, cudaStreamLegacy, cudaStreamPerThread), and live streams.
 inline bool valid_stream(cudaStream_t s) {
   return s == nullptr || s == cudaStreamLegacy || s == cudaStreamPerThread || is_live(s);
@@ -89,6 +93,17 @@ inline cudaError_t result(cudaError_t e) {
   if (e != cudaSuccess) last_error() = e;
   return e;
 }
+/// Deletes a live stream or event; cudaErrorInvalidResourceHandle if `handle` is not one.
+template <class Handle>
+cudaError_t destroy(Handle* handle) {
+  {
+    std::lock_guard<std::mutex> lock(live_handles().mutex);
+    if (handle == nullptr || live_handles().live.erase(handle) == 0) return result(cudaErrorInvalidResourceHandle);
+  }
+  delete handle;
+  return cudaSuccess;
+}
+
 /// A kernel trapped: as on a GPU, the context is lost and every later call fails.
 inline bool lost() { return backend::context_lost(); }
 
@@ -292,23 +307,14 @@ inline cudaError_t cudaStreamCreateWithPriority(cudaStream_t* pStream, unsigned 
     return CUGUARD_IMPL_ER::result(cudaErrorInvalidValue);
   if (CUGUARD_IMPL_ER::lost()) return CUGUARD_IMPL_ER::result(cudaErrorLaunchFailure);
   *pStream = new CUstream_st{flags, priority};
-  std::lock_guard<std::mutex> lock(CUGUARD_IMPL_ER::live_handles().mutex);
-  CUGUARD_IMPL_ER::live_handles().live.insert(*pStream);
+  CUGUARD_IMPL_ER::remember(*pStream);
   return cudaSuccess;
 }
 inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t* pStream, unsigned int flags) {
   return cudaStreamCreateWithPriority(pStream, flags, 0);
 }
 inline cudaError_t cudaStreamCreate(cudaStream_t* pStream) { return cudaStreamCreateWithPriority(pStream, 0, 0); }
-inline cudaError_t cudaStreamDestroy(cudaStream_t stream) {
-  {
-    std::lock_guard<std::mutex> lock(CUGUARD_IMPL_ER::live_handles().mutex);
-    if (stream == nullptr || CUGUARD_IMPL_ER::live_handles().live.erase(stream) == 0)
-      return CUGUARD_IMPL_ER::result(cudaErrorInvalidResourceHandle);
-  }
-  delete stream;
-  return cudaSuccess;
-}
+inline cudaError_t cudaStreamDestroy(cudaStream_t stream) { return CUGUARD_IMPL_ER::destroy(stream); }
 inline cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
   if (!CUGUARD_IMPL_ER::valid_stream(stream)) return CUGUARD_IMPL_ER::result(cudaErrorInvalidResourceHandle);
   return CUGUARD_IMPL_ER::lost() ? CUGUARD_IMPL_ER::result(cudaErrorLaunchFailure) : cudaSuccess;
@@ -327,20 +333,11 @@ inline cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int fla
     return CUGUARD_IMPL_ER::result(cudaErrorInvalidValue);
   if (CUGUARD_IMPL_ER::lost()) return CUGUARD_IMPL_ER::result(cudaErrorLaunchFailure);
   *event = new CUevent_st{flags, false, {}};
-  std::lock_guard<std::mutex> lock(CUGUARD_IMPL_ER::live_handles().mutex);
-  CUGUARD_IMPL_ER::live_handles().live.insert(*event);
+  CUGUARD_IMPL_ER::remember(*event);
   return cudaSuccess;
 }
 inline cudaError_t cudaEventCreate(cudaEvent_t* event) { return cudaEventCreateWithFlags(event, cudaEventDefault); }
-inline cudaError_t cudaEventDestroy(cudaEvent_t event) {
-  {
-    std::lock_guard<std::mutex> lock(CUGUARD_IMPL_ER::live_handles().mutex);
-    if (event == nullptr || CUGUARD_IMPL_ER::live_handles().live.erase(event) == 0)
-      return CUGUARD_IMPL_ER::result(cudaErrorInvalidResourceHandle);
-  }
-  delete event;
-  return cudaSuccess;
-}
+inline cudaError_t cudaEventDestroy(cudaEvent_t event) { return CUGUARD_IMPL_ER::destroy(event); }
 inline cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
   if (!CUGUARD_IMPL_ER::is_live(event) || !CUGUARD_IMPL_ER::valid_stream(stream))
     return CUGUARD_IMPL_ER::result(cudaErrorInvalidResourceHandle);

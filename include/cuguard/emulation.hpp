@@ -116,14 +116,20 @@ CUGUARD_IMPL_END_NAMESPACE
 // ---------------------------------------------------------------------------------------------
 inline constexpr int warpSize = 32;
 
-inline void __syncthreads() { ::cuguard::emulation::detail::runner().barrier(); }
-inline int __syncthreads_count(int predicate) {
+// The caller's position (default arguments): a divergent barrier is reported at the barrier.
+inline void __syncthreads(const char* file = __builtin_FILE(), const char* function = __builtin_FUNCTION(),
+                          unsigned line = __builtin_LINE()) {
+  ::cuguard::emulation::detail::runner().barrier({file, function, line});
+}
+inline int __syncthreads_count(int predicate, const char* file = __builtin_FILE(),
+                               const char* function = __builtin_FUNCTION(), unsigned line = __builtin_LINE()) {
   static thread_local int count;
-  ::cuguard::emulation::detail::runner().barrier();
+  auto& r = ::cuguard::emulation::detail::runner();
+  r.barrier({file, function, line});
   count = 0;
-  ::cuguard::emulation::detail::runner().barrier();
+  r.barrier({file, function, line});
   __atomic_fetch_add(&count, predicate ? 1 : 0, __ATOMIC_RELAXED);
-  ::cuguard::emulation::detail::runner().barrier();
+  r.barrier({file, function, line});
   return count;
 }
 inline void __syncwarp(unsigned = 0xffffffffu) { ::cuguard::emulation::detail::runner().warp_barrier(); }

@@ -23,6 +23,7 @@ enum class violation_kind : unsigned char {
   null_data,          ///< a view of one or more elements over a null pointer
   invalid_argument,   ///< a dimension, permutation, extent or stride that cannot be valid
   non_finite,         ///< an inf or NaN where expect_finite asked for a finite value (not a memory error)
+  divergent_barrier,  ///< a __syncthreads() that not every thread of the block reached (emulation)
 };
 
 /// The operation that found the violation.
@@ -42,6 +43,7 @@ enum class operation : unsigned char {
   launch,            ///< a view argument checked by cuguard::launch before the kernel runs
   expect_finite,     ///< expect_finite(value, view, i...)
   to_mdspan,         ///< to_mdspan() (or the conversion to an mdspan)
+  barrier,           ///< __syncthreads() (found by emulation)
 };
 
 /// Where a view's memory lives, as far as cuguard knows.
@@ -153,6 +155,10 @@ struct violation {
   /// True when `count` is a lower bound: under the default device policy a thread stops at its
   /// first violation, so its later ones are not counted.
   bool count_is_lower_bound;
+  /// divergent_barrier: the other thread of the block (threadIdx), and the barrier it waits at
+  /// (line 0: it returned from the kernel without reaching the barrier at file:line).
+  unsigned other_thread[3];
+  site_record other_site;
 };
 
 namespace detail {

@@ -66,6 +66,13 @@ int main() {
     later_ran = true;
   }
   expect(later_ran, "a launch after a trap fails: the context is lost");
+  // The runtime API says so too, until the device is reset.
+  void* p = nullptr;
+  expect(cudaMalloc(&p, 16) == cudaErrorLaunchFailure, "cudaMalloc after a trap: cudaErrorLaunchFailure");
+  expect(cudaDeviceSynchronize() == cudaErrorLaunchFailure, "cudaDeviceSynchronize after a trap");
+  expect(cudaGetLastError() == cudaErrorLaunchFailure, "cudaGetLastError after a trap");
+  expect(cudaDeviceReset() == cudaSuccess && cudaGetLastError() == cudaSuccess, "cudaDeviceReset ends the lost context");
+  expect(cudaMalloc(&p, 16) == cudaSuccess && cudaFree(p) == cudaSuccess, "cudaMalloc after the reset");
 #endif
   std::printf("trap: %d failed\n", failures);
   return failures == 0 ? 0 : 1;

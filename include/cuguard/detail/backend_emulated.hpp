@@ -214,6 +214,42 @@ inline status record_launch(unsigned long long* cell, unsigned long long id, cud
   return 0;
 }
 
+/// Records a divergent barrier that the scheduler found, as device code records a violation
+/// (the first violation of the launch keeps the record; every one is counted). Without a report
+/// channel (checks off) nothing is recorded; the block went on either way.
+inline void record_divergent_barrier(const emulation::detail::barrier_problem& b, dim3 grid, dim3 block) {
+  const device_state& state = emulated_device_state;
+  if (state.report == nullptr || state.counters == nullptr) return;
+  __atomic_fetch_add(&state.counters->count, 1ull, __ATOMIC_SEQ_CST);
+  unsigned free_claim = 0;
+  if (!__atomic_compare_exchange_n(&state.counters->claim, &free_claim, 1u, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+    return;
+  channel& ch = *state.report;
+  ch.started = 1;
+  violation& v = ch.rec.v;
+  v.kind = violation_kind::divergent_barrier;
+  v.op = operation::barrier;
+  v.dim = -1;
+  v.device = -1;
+  copy_tail(v.file, b.site.file);
+  copy_text(v.function, b.site.function);
+  v.line = b.site.line;
+  const unsigned waiting[3] = {b.waiting.x, b.waiting.y, b.waiting.z}, other[3] = {b.other.x, b.other.y, b.other.z};
+  const unsigned at[3] = {b.block.x, b.block.y, b.block.z}, g[3] = {grid.x, grid.y, grid.z},
+                 bl[3] = {block.x, block.y, block.z};
+  std::memcpy(v.thread, waiting, sizeof waiting);
+  std::memcpy(v.other_thread, other, sizeof other);
+  std::memcpy(v.block, at, sizeof at);
+  std::memcpy(v.launch.grid, g, sizeof g);
+  std::memcpy(v.launch.block, bl, sizeof bl);
+  copy_tail(v.other_site.file, b.other_site.file);
+  copy_text(v.other_site.function, b.other_site.function);
+  v.other_site.line = b.other_site.line;
+  v.launch.id = state.launch_id != nullptr ? *state.launch_id : 0;
+  ch.ready = 1;
+  __atomic_store_n(&state.counters->ready, 1u, __ATOMIC_SEQ_CST);
+}
+
 /// Runs `kernel(get<I>(params)...)` as every thread of the grid. A kernel that traps loses
 /// the (emulated) context; one that throws fails with `error` saying why.
 template <class Kernel, class Tuple, std::size_t... I>
@@ -224,13 +260,14 @@ status launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t, Ker
     Tuple* params;
   } ctx{kernel, &params};
   try {
-    emulation::detail::run_grid(
+    const emulation::detail::barrier_problem divergent = emulation::detail::run_grid(
         grid, block, shared_bytes,
         [](void* c) {
           auto* x = static_cast<context*>(c);
           x->kernel(get<I>(*x->params)...);
         },
         &ctx);
+    if (divergent.found) record_divergent_barrier(divergent, grid, block);
   } catch (const emulation::detail::trapped&) {
     trapped_context.store(true, std::memory_order_release);
   } catch (const std::exception& ex) {

@@ -49,8 +49,65 @@ struct thread_context {
 /// Thrown out of run() when a kernel called __trap().
 struct trapped {};
 
+/// Where a thread waits at __syncthreads() (its caller's file, function and line).
+struct barrier_site {
+  const char* file;
+  const char* function;
+  unsigned line;
+};
+
+/// The first divergent barrier of a grid: a __syncthreads() that a thread of the block waits at
+/// while another thread of the block returned from the kernel without reaching it, or waits at
+/// another __syncthreads(). A GPU would match the two (or let the block pass once the others
+/// exited) or hang; emulation lets the waiting threads go on and reports it.
+struct barrier_problem {
+  bool found;
+  uint3 block;
+  uint3 waiting;          ///< a thread that waits at the barrier
+  barrier_site site;      ///< the barrier it waits at
+  uint3 other;            ///< a thread that returned, or waits elsewhere
+  barrier_site other_site;///< where it waits (line 0: it returned)
+};
+
+/// The order in which the threads of a block run between two barriers
+/// (CUGUARD_EMULATION_SCHEDULE): forward (thread order, the default), reverse, or a permutation
+/// drawn anew at every barrier from a seed (random:<seed>), the same in every run. A kernel that
+/// misses a __syncthreads() computes differently under two schedules.
+struct schedule {
+  enum class order { forward, reverse, random } kind = order::forward;
+  std::uint64_t seed = 0;
+
+  /// The schedule the environment asks for; throws std::invalid_argument for a value it cannot read.
+  static schedule from_text(const char* s) {
+    schedule out;
+    if (s == nullptr || *s == '\0' || std::strcmp(s, "forward") == 0) return out;
+    if (std::strcmp(s, "reverse") == 0) {
+      out.kind = order::reverse;
+      return out;
+    }
+    if (std::strncmp(s, "random:", 7) == 0 && s[7] != '\0') {
+      char* end = nullptr;
+      out.seed = std::strtoull(s + 7, &end, 10);
+      if (end != nullptr && *end == '\0') {
+        out.kind = order::random;
+        return out;
+      }
+    }
+    throw std::invalid_argument(std::string("cuguard emulation: CUGUARD_EMULATION_SCHEDULE is '") + s +
+                                "'; expected forward, reverse or random:<seed> (a decimal number)");
+  }
+};
+
+/// The schedule of every grid this process runs: CUGUARD_EMULATION_SCHEDULE's, read at the
+/// first launch (tests assign it).
+inline schedule& active_schedule() {
+  static schedule s = schedule::from_text(std::getenv("CUGUARD_EMULATION_SCHEDULE"));
+  return s;
+}
+
 /// Runs a grid: blocks one after another (x fastest, then y, then z); inside a block every
-/// thread is a fiber with its own stack, resumed round-robin in thread order. A fiber runs
+/// thread is a fiber with its own stack, resumed round-robin in the order of the schedule
+/// (thread order unless CUGUARD_EMULATION_SCHEDULE says otherwise). A fiber runs
 /// until it finishes or waits at __syncthreads() or a warp-wide operation; a barrier opens
 /// when every thread of the block (or warp) that has not exited waits at it. Everything runs
 /// on the calling OS thread, so `__shared__` (thread_local) storage is shared by the block.
@@ -76,6 +133,7 @@ class grid_runner {
   }
 
   void run(dim3 grid, dim3 block, std::size_t dynamic_shared, body_fn body, void* arg) {
+    schedule_ = active_schedule();
     const std::size_t threads = std::size_t{block.x} * block.y * block.z;
     if (threads == 0 || threads > 1024 || grid.x == 0 || grid.y == 0 || grid.z == 0)
       throw std::invalid_argument("cuguard emulation: invalid launch configuration (grid or block has no thread, or "
@@ -85,13 +143,20 @@ class grid_runner {
     body_ = body;
     arg_ = arg;
     error_ = nullptr;
+    problem_ = barrier_problem{};
     for (unsigned z = 0; z < grid.z; ++z)
       for (unsigned y = 0; y < grid.y; ++y)
         for (unsigned x = 0; x < grid.x; ++x) run_block(grid, block, uint3{x, y, z}, threads);
   }
 
-  /// __syncthreads()
-  void barrier() { wait(state::at_barrier); }
+  /// __syncthreads() at `site`
+  void barrier(barrier_site site) {
+    fibers_[current_].site = site;
+    wait(state::at_barrier);
+  }
+
+  /// The grid's first divergent barrier (found false: none).
+  const barrier_problem& problem() const noexcept { return problem_; }
 
   /// __syncwarp(): waits for the lanes of this warp that have not exited.
   void warp_barrier() { wait(state::at_warp_barrier); }
@@ -152,12 +217,14 @@ class grid_runner {
     state st;
     thread_context ids;
     void* fake_stack;
+    barrier_site site; ///< the __syncthreads() it waits at (state::at_barrier)
   };
 
   void reserve(std::size_t threads) {
     if (fibers_.size() < threads) {
       fibers_.resize(threads);
       lanes_.resize(threads);
+      order_.resize(threads);
     }
     const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
     const std::size_t slot = stack_size() + page; // one guard page below each stack
@@ -205,9 +272,14 @@ class grid_runner {
   void run_block(dim3 grid, dim3 block, uint3 block_idx, std::size_t threads) {
     prepare(grid, block, block_idx, threads);
     trapped_ = false;
+    returned_ = -1;
+    std::uint64_t draw = schedule_.seed ^ (0x9e3779b97f4a7c15ull * (1 + block_idx.x + std::uint64_t{grid.x} *
+                                                                            (block_idx.y + std::uint64_t{grid.y} * block_idx.z)));
     for (;;) {
       bool ran = false;
-      for (unsigned t = 0; t < threads; ++t) {
+      order_threads(threads, draw);
+      for (unsigned i = 0; i < threads; ++i) {
+        const unsigned t = order_[i];
         if (fibers_[t].st != state::ready) continue;
         ran = true;
         resume(t);
@@ -217,6 +289,23 @@ class grid_runner {
       if (ran) continue;
       if (release_barriers(threads)) continue;
       break; // every thread finished
+    }
+  }
+
+  // The order of the next pass over the block's threads (order_), as the schedule says.
+  void order_threads(std::size_t threads, std::uint64_t& draw) {
+    for (unsigned i = 0; i < threads; ++i)
+      order_[i] = schedule_.kind == schedule::order::reverse ? static_cast<unsigned>(threads) - 1 - i : i;
+    if (schedule_.kind != schedule::order::random) return;
+    for (unsigned i = static_cast<unsigned>(threads); i > 1; --i) { // Fisher-Yates, splitmix64 draws
+      std::uint64_t z = (draw += 0x9e3779b97f4a7c15ull);
+      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+      z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+      z ^= z >> 31;
+      const unsigned j = static_cast<unsigned>(z % i);
+      const unsigned tmp = order_[i - 1];
+      order_[i - 1] = order_[j];
+      order_[j] = tmp;
     }
   }
 
@@ -231,6 +320,8 @@ class grid_runner {
     }
     if (!live) return false;
     if (all_at_barrier) {
+      note_divergence(threads);
+      returned_ = -1;
       for (unsigned t = 0; t < threads; ++t)
         if (fibers_[t].st == state::at_barrier) fibers_[t].st = state::ready;
       return true;
@@ -253,6 +344,25 @@ class grid_runner {
     return true;
   }
 
+  // Before a block barrier opens: did every thread that has not stopped reach this one?
+  void note_divergence(std::size_t threads) {
+    if (problem_.found) return;
+    unsigned first = 0;
+    while (fibers_[first].st != state::at_barrier) ++first;
+    const barrier_site& site = fibers_[first].site;
+    int other = returned_;
+    for (unsigned t = first + 1; other < 0 && t < threads; ++t)
+      if (fibers_[t].st == state::at_barrier && (fibers_[t].site.line != site.line || fibers_[t].site.file != site.file))
+        other = static_cast<int>(t);
+    if (other < 0) return;
+    problem_.found = true;
+    problem_.block = fibers_[first].ids.block_idx;
+    problem_.waiting = fibers_[first].ids.thread_idx;
+    problem_.site = site;
+    problem_.other = fibers_[other].ids.thread_idx;
+    problem_.other_site = other == returned_ ? barrier_site{"", "", 0} : fibers_[other].site;
+  }
+
   void wait(state s) {
     fibers_[current_].st = s;
     switch_to_main(true);
@@ -263,6 +373,8 @@ class grid_runner {
 
   std::vector<fiber> fibers_;
   std::vector<std::uint64_t> lanes_;
+  std::vector<unsigned> order_; ///< the threads of the block in the order of this pass
+  schedule schedule_{};
   std::vector<unsigned char> dynamic_shared_;
   char* stacks_ = nullptr;
   std::size_t stacks_bytes_ = 0;
@@ -277,6 +389,8 @@ class grid_runner {
   body_fn body_ = nullptr;
   void* arg_ = nullptr;
   std::exception_ptr error_;
+  int returned_ = -1; ///< a thread that returned from the kernel since the block's last barrier (-1: none)
+  barrier_problem problem_{};
 };
 
 /// The runner of the grid this OS thread is running, and the thread it is running.
@@ -324,12 +438,18 @@ inline void grid_runner::entry() {
   } catch (...) {
     self->error_ = std::current_exception();
   }
+  // Returned from the kernel (a thread stopped at a violation ends in exit_thread instead); the
+  // lowest such thread, whatever the schedule.
+  if (self->returned_ < 0 || self->current_ < static_cast<unsigned>(self->returned_))
+    self->returned_ = static_cast<int>(self->current_);
   self->fibers_[self->current_].st = state::done;
   self->switch_to_main(false);
 }
 
-/// Runs `body(arg)` as every thread of the grid; the calling thread's runner is reused.
-inline void run_grid(dim3 grid, dim3 block, std::size_t dynamic_shared, grid_runner::body_fn body, void* arg) {
+/// Runs `body(arg)` as every thread of the grid; the calling thread's runner is reused. Returns
+/// the grid's first divergent barrier (found false: none).
+inline barrier_problem run_grid(dim3 grid, dim3 block, std::size_t dynamic_shared, grid_runner::body_fn body,
+                                void* arg) {
   if (current_runner != nullptr)
     throw std::logic_error("cuguard emulation: a kernel cannot launch another kernel (no dynamic parallelism)");
   static thread_local grid_runner runner;
@@ -338,6 +458,7 @@ inline void run_grid(dim3 grid, dim3 block, std::size_t dynamic_shared, grid_run
     ~reset() { current_runner = nullptr; }
   } reset_on_exit;
   runner.run(grid, block, dynamic_shared, body, arg);
+  return runner.problem();
 }
 
 } // namespace detail

@@ -79,6 +79,7 @@ inline const char* operation_name(operation op) {
     case operation::launch: return "launch";
     case operation::expect_finite: return "expect_finite";
     case operation::to_mdspan: return "to_mdspan";
+    case operation::barrier: return "__syncthreads";
   }
   return "operation";
 }
@@ -313,6 +314,21 @@ inline void append_non_finite(text& out, const violation& v) {
   out << ')';
 }
 
+/// "divergent barrier: thread (0,0,0) waits at __syncthreads() at k.cu:12, thread (16,0,0)
+/// returned without reaching it" (or: "... waits at the one at k.cu:15")
+inline void append_divergent_barrier(text& out, const violation& v) {
+  out << "divergent barrier: thread ";
+  append_dim3(out, v.thread);
+  out << " waits at __syncthreads() at " << v.file << ':' << v.line << ", thread ";
+  append_dim3(out, v.other_thread);
+  if (v.other_site.line == 0) {
+    out << " returned without reaching it";
+  } else {
+    append_site(out, " waits at the one at ", v.other_site);
+  }
+  out << " (a GPU lets the block pass or hangs: every thread of a block must reach the same __syncthreads())";
+}
+
 /// The first line of a report: what went wrong, where in the view, against what.
 inline void append_headline(text& out, const violation& v) {
   switch (v.kind) {
@@ -326,6 +342,7 @@ inline void append_headline(text& out, const violation& v) {
     case violation_kind::null_data: return append_null_data(out, v);
     case violation_kind::invalid_argument: return append_invalid_argument(out, v);
     case violation_kind::non_finite: return append_non_finite(out, v);
+    case violation_kind::divergent_barrier: return append_divergent_barrier(out, v);
     case violation_kind::none: break;
   }
   out << "no violation";
