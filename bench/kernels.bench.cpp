@@ -149,6 +149,64 @@ void lstm_forward(benchmark::State& state) {
   });
 }
 
+#if CUGUARD_EMULATION
+// The same work as index_select, gather and scatter_add above, as a plain serial C++ loop over
+// the same host memory: what an emulated kernel is held against (the kernel's cost under
+// emulation is the scheduler's and the checks', over this loop's).
+void index_select_loop(benchmark::State& state) {
+  const std::int64_t rows = state.range(0) * scale, width = 256;
+  std::vector<float> table(static_cast<std::size_t>(rows * width), 1.0f), out(table.size());
+  std::vector<std::int64_t> ids(static_cast<std::size_t>(rows));
+  for (std::int64_t i = 0; i < rows; ++i) ids[static_cast<std::size_t>(i)] = (i * 7919) % rows;
+  for (auto _ : state) {
+    for (std::int64_t r = 0; r < rows; ++r) {
+      const float* src = table.data() + ids[static_cast<std::size_t>(r)] * width;
+      float* dst = out.data() + r * width;
+      for (std::int64_t j = 0; j < width; ++j) dst[j] = src[j];
+    }
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(state.iterations() * (2 * rows * width * 4 + rows * 8));
+  state.SetLabel("serial loop (CPU)");
+}
+
+void gather_loop(benchmark::State& state) {
+  const std::int64_t rows = state.range(0) * scale, width = 64;
+  std::vector<float> input(static_cast<std::size_t>(rows * width), 1.0f), out(input.size());
+  std::vector<std::int64_t> idx(input.size());
+  for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = static_cast<std::int64_t>((i * 13) % static_cast<std::size_t>(width));
+  for (auto _ : state) {
+    for (std::int64_t r = 0; r < rows; ++r)
+      for (std::int64_t j = 0; j < width; ++j)
+        out[static_cast<std::size_t>(r * width + j)] =
+            input[static_cast<std::size_t>(r * width + idx[static_cast<std::size_t>(r * width + j)])];
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(state.iterations() * rows * width * (4 + 8 + 4));
+  state.SetLabel("serial loop (CPU)");
+}
+
+void scatter_add_loop(benchmark::State& state) {
+  const std::int64_t rows = state.range(0) * scale, width = 64;
+  std::vector<float> src(static_cast<std::size_t>(rows * width), 1.0f), out(src.size(), 0.0f);
+  std::vector<std::int32_t> idx(src.size());
+  for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = static_cast<std::int32_t>((i / 64 * 31) % static_cast<std::size_t>(rows));
+  for (auto _ : state) {
+    for (std::int64_t r = 0; r < rows; ++r)
+      for (std::int64_t j = 0; j < width; ++j) {
+        const std::size_t i = static_cast<std::size_t>(r * width + j);
+        out[static_cast<std::size_t>(idx[i]) * static_cast<std::size_t>(width) + static_cast<std::size_t>(j)] += src[i];
+      }
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(state.iterations() * rows * width * (4 + 4 + 4));
+  state.SetLabel("serial loop (CPU)");
+}
+#endif
+
 } // namespace
 
 #if CUGUARD_EMULATION
@@ -162,6 +220,11 @@ CUGUARD_BENCH(gather)->Arg(64)->Arg(1024)->Arg(8192);
 CUGUARD_BENCH(scatter_add)->Arg(64)->Arg(1024)->Arg(8192);
 CUGUARD_BENCH(lstm_cell)->Arg(1)->Arg(16)->Arg(128);
 CUGUARD_BENCH(lstm_forward)->Arg(4)->Arg(16);
+#if CUGUARD_EMULATION
+CUGUARD_BENCH(index_select_loop)->Arg(16)->Arg(256)->Arg(2048);
+CUGUARD_BENCH(gather_loop)->Arg(64)->Arg(1024)->Arg(8192);
+CUGUARD_BENCH(scatter_add_loop)->Arg(64)->Arg(1024)->Arg(8192);
+#endif
 
 int main(int argc, char** argv) {
 #if !CUGUARD_EMULATION

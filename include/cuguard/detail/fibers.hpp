@@ -359,8 +359,9 @@ class grid_runner {
     problem_.block = fibers_[first].ids.block_idx;
     problem_.waiting = fibers_[first].ids.thread_idx;
     problem_.site = site;
-    problem_.other = fibers_[other].ids.thread_idx;
-    problem_.other_site = other == returned_ ? barrier_site{"", "", 0} : fibers_[other].site;
+    const fiber& o = fibers_[static_cast<std::size_t>(other)];
+    problem_.other = o.ids.thread_idx;
+    problem_.other_site = other == returned_ ? barrier_site{"", "", 0} : o.site;
   }
 
   void wait(state s) {
