@@ -20,9 +20,52 @@
 #include <string>
 #include <vector>
 
+// Switching between fibers: on x86-64 a dozen instructions that save the callee-saved registers
+// and the floating-point control words on one stack and load them from another (swapcontext
+// also saves and restores the signal mask, two system calls a switch, which made a thread of an
+// emulated kernel cost about a microsecond). Elsewhere, ucontext.
+#if defined(__x86_64__)
+#  define CUGUARD_IMPL_FIBER_SWITCH 1
+// One definition in every program however many translation units include it (a COMDAT group).
+asm(".pushsection .text.cuguard_impl_fiber_switch,\"axG\",@progbits,cuguard_impl_fiber_switch,comdat\n"
+    ".globl cuguard_impl_fiber_switch\n"
+    ".hidden cuguard_impl_fiber_switch\n"
+    ".type cuguard_impl_fiber_switch,@function\n"
+    "cuguard_impl_fiber_switch:\n" // (void** save_sp = %rdi, void* load_sp = %rsi)
+    "  pushq %rbp\n"
+    "  pushq %rbx\n"
+    "  pushq %r12\n"
+    "  pushq %r13\n"
+    "  pushq %r14\n"
+    "  pushq %r15\n"
+    "  subq $8, %rsp\n"
+    "  stmxcsr (%rsp)\n"
+    "  fnstcw 4(%rsp)\n"
+    "  movq %rsp, (%rdi)\n"
+    "  movq %rsi, %rsp\n"
+    "  ldmxcsr (%rsp)\n"
+    "  fldcw 4(%rsp)\n"
+    "  addq $8, %rsp\n"
+    "  popq %r15\n"
+    "  popq %r14\n"
+    "  popq %r13\n"
+    "  popq %r12\n"
+    "  popq %rbx\n"
+    "  popq %rbp\n"
+    "  ret\n"
+    ".size cuguard_impl_fiber_switch, .-cuguard_impl_fiber_switch\n"
+    ".popsection\n");
+/// Saves the calling fiber's registers on its stack and its stack pointer in `*save_sp`, then
+/// resumes the fiber whose stack pointer is `load_sp`.
+extern "C" void cuguard_impl_fiber_switch(void** save_sp, void* load_sp);
+#else
+#  define CUGUARD_IMPL_FIBER_SWITCH 0
+#endif
+
 #if defined(__SANITIZE_ADDRESS__)
 extern "C" void __sanitizer_start_switch_fiber(void** fake_stack_save, const void* bottom, std::size_t size);
 extern "C" void __sanitizer_finish_switch_fiber(void* fake_stack_save, const void** bottom_old, std::size_t* size_old);
+extern "C" void __asan_unpoison_memory_region(void const volatile* addr, std::size_t size);
 #endif
 
 // The CUDA built-in variables, as CUDA names them: variables (not macros), so that a parameter
@@ -213,7 +256,11 @@ class grid_runner {
  private:
   enum class state { ready, at_barrier, at_warp_barrier, done };
   struct fiber {
+#if CUGUARD_IMPL_FIBER_SWITCH
+    void* sp; ///< its stack pointer while it is not running
+#else
     ucontext_t ctx;
+#endif
     state st;
     thread_context ids;
     void* fake_stack;
@@ -249,14 +296,34 @@ class grid_runner {
 
   static void entry();
 
-  // Out of line: getcontext returns twice, which would clobber the caller's variables.
-  __attribute__((noinline)) static void make_context(ucontext_t& ctx, char* stack, std::size_t size) {
-    ::getcontext(&ctx);
-    ctx.uc_stack.ss_sp = stack;
-    ctx.uc_stack.ss_size = size;
-    ctx.uc_link = nullptr;
-    ::makecontext(&ctx, &grid_runner::entry, 0);
+#if CUGUARD_IMPL_FIBER_SWITCH
+  // A new fiber's stack, as cuguard_impl_fiber_switch leaves one: from the stack pointer up, the
+  // control words (MXCSR 0x1F80, x87 0x037F: the defaults), six callee-saved registers, and the
+  // address its `ret` jumps to (entry, which never returns: the word above it stands in for
+  // entry's return address and keeps the stack aligned as a call would).
+  static void make_context(fiber& f, char* stack, std::size_t size) {
+#  if defined(__SANITIZE_ADDRESS__)
+    // The stack's last fiber may have ended inside frames whose redzones are still poisoned.
+    __asan_unpoison_memory_region(stack, size);
+#  endif
+    auto top = (reinterpret_cast<std::uintptr_t>(stack) + size) & ~std::uintptr_t{15};
+    auto* p = reinterpret_cast<std::uint64_t*>(top);
+    *--p = 0;
+    *--p = reinterpret_cast<std::uint64_t>(&grid_runner::entry);
+    for (int r = 0; r < 6; ++r) *--p = 0;
+    *--p = 0x1F80ull | 0x037Full << 32;
+    f.sp = p;
   }
+#else
+  // Out of line: getcontext returns twice, which would clobber the caller's variables.
+  __attribute__((noinline)) static void make_context(fiber& f, char* stack, std::size_t size) {
+    ::getcontext(&f.ctx);
+    f.ctx.uc_stack.ss_sp = stack;
+    f.ctx.uc_stack.ss_size = size;
+    f.ctx.uc_link = nullptr;
+    ::makecontext(&f.ctx, &grid_runner::entry, 0);
+  }
+#endif
 
   void prepare(dim3 grid, dim3 block, uint3 block_idx, std::size_t threads) {
     fibers_used_ = static_cast<unsigned>(threads);
@@ -265,7 +332,7 @@ class grid_runner {
       f.st = state::ready;
       f.fake_stack = nullptr;
       f.ids = thread_context{uint3{t % block.x, (t / block.x) % block.y, t / (block.x * block.y)}, block_idx, block, grid};
-      make_context(f.ctx, stack_of(t), stack_size());
+      make_context(f, stack_of(t), stack_size());
     }
   }
 
@@ -383,7 +450,11 @@ class grid_runner {
   unsigned fibers_used_ = 0;
   unsigned current_ = 0;
   bool trapped_ = false;
+#if CUGUARD_IMPL_FIBER_SWITCH
+  void* main_sp_ = nullptr; ///< the scheduler's stack pointer while a fiber runs
+#else
   ucontext_t main_{};
+#endif
   const void* main_stack_bottom_ = nullptr;
   std::size_t main_stack_size_ = 0;
   void* main_fake_stack_ = nullptr;
@@ -409,7 +480,11 @@ __attribute__((noinline)) inline void grid_runner::resume(unsigned t) {
 #if defined(__SANITIZE_ADDRESS__)
   __sanitizer_start_switch_fiber(&main_fake_stack_, stack_of(t), stack_size());
 #endif
+#if CUGUARD_IMPL_FIBER_SWITCH
+  cuguard_impl_fiber_switch(&main_sp_, fibers_[t].sp);
+#else
   ::swapcontext(&main_, &fibers_[t].ctx);
+#endif
 #if defined(__SANITIZE_ADDRESS__)
   __sanitizer_finish_switch_fiber(main_fake_stack_, nullptr, nullptr);
 #endif
@@ -423,7 +498,11 @@ inline void grid_runner::switch_to_main(bool will_resume) {
 #else
   (void)will_resume;
 #endif
+#if CUGUARD_IMPL_FIBER_SWITCH
+  cuguard_impl_fiber_switch(&f.sp, main_sp_);
+#else
   ::swapcontext(&f.ctx, &main_);
+#endif
 #if defined(__SANITIZE_ADDRESS__)
   __sanitizer_finish_switch_fiber(f.fake_stack, &main_stack_bottom_, &main_stack_size_);
 #endif
