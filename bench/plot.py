@@ -36,7 +36,7 @@ def registers(path):
 
 
 def main():
-    results = sorted((HERE / "results").glob("*.md"))
+    results = [p for p in sorted((HERE / "results").glob("*.md")) if ratios(p)]  # files with checked/unchecked rows
     static = registers(HERE / "static-costs.md")
     fig, axes = plt.subplots(1 + len(results), 1, figsize=(11, 4 + 4 * len(results)))
     axes = list(axes) if len(results) else [axes]
