@@ -132,7 +132,11 @@ inline cudaError_t allocate(void** p, std::size_t bytes, memory_space space, con
   *p = nullptr;
   if (lost()) return result(cudaErrorLaunchFailure);
   if (backend::allocate_in(p, bytes, space) != 0) return result(cudaErrorMemoryAllocation);
+#if CUGUARD_IMPL_CHECKS
   track(*p, bytes, call, space, space == memory_space::pinned ? -1 : 0, call_site(call));
+#else
+  (void)call;
+#endif
   return cudaSuccess;
 }
 
