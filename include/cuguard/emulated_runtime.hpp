@@ -253,10 +253,7 @@ inline cudaError_t cudaGetLastError(void) {
 }
 inline cudaError_t cudaPeekAtLastError(void) { return CUGUARD_IMPL_ER::last_error(); }
 inline const char* cudaGetErrorString(cudaError_t error) { return ::cuguard::detail::backend::error_string(error); }
-inline const char* cudaGetErrorName(cudaError_t error) {
-  return ::cuguard::detail::backend::find_error_text(error) != nullptr ? ::cuguard::detail::backend::error_name(error)
-                                                                       : "unrecognized error code";
-}
+inline const char* cudaGetErrorName(cudaError_t error) { return ::cuguard::detail::backend::error_name(error); }
 
 // Memory.
 inline cudaError_t cudaMalloc(void** devPtr, size_t size) {

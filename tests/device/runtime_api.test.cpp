@@ -49,6 +49,7 @@ TEST_CASE("a bad argument returns CUDA's error and leaves it for cudaGetLastErro
   CHECK(std::string(cudaGetErrorString(cudaErrorInvalidValue)) == "invalid argument");
   CHECK(std::string(cudaGetErrorName(cudaErrorMemoryAllocation)) == "cudaErrorMemoryAllocation");
   CHECK(std::string(cudaGetErrorString(cudaErrorIllegalAddress)) == "an illegal memory access was encountered");
+  CHECK(std::string(cudaGetErrorName(static_cast<cudaError_t>(12345))) == "unrecognized error code");
 
   int* d = nullptr;
   REQUIRE(cudaMalloc(&d, 16) == cudaSuccess);

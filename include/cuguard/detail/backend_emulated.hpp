@@ -10,6 +10,7 @@
 #include <cuguard/detail/kernel_arguments.hpp>
 #include <cuguard/detail/state_symbols.hpp>
 #include <cuguard/emulation.hpp>
+#include <cuguard/detail/fail.hpp> // claim_record, publish_record
 
 #include <driver_types.h>
 #include <vector_types.h>
@@ -141,7 +142,7 @@ inline const error_text* find_error_text(status s) {
 }
 inline const char* error_name(status s) {
   const error_text* e = find_error_text(s);
-  return e != nullptr ? e->name : "cudaErrorUnknown";
+  return e != nullptr ? e->name : "unrecognized error code"; // as libcudart names a code it does not know
 }
 inline const char* error_string(status s) {
   const error_text* e = find_error_text(s);
@@ -220,13 +221,8 @@ inline status record_launch(unsigned long long* cell, unsigned long long id, cud
 inline void record_divergent_barrier(const emulation::detail::barrier_problem& b, dim3 grid, dim3 block) {
   const device_state& state = emulated_device_state;
   if (state.report == nullptr || state.counters == nullptr) return;
-  __atomic_fetch_add(&state.counters->count, 1ull, __ATOMIC_SEQ_CST);
-  unsigned free_claim = 0;
-  if (!__atomic_compare_exchange_n(&state.counters->claim, &free_claim, 1u, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
-    return;
-  channel& ch = *state.report;
-  ch.started = 1;
-  violation& v = ch.rec.v;
+  if (!claim_record(state.report, state.counters)) return;
+  violation& v = state.report->rec.v;
   v.kind = violation_kind::divergent_barrier;
   v.op = operation::barrier;
   v.dim = -1;
@@ -246,8 +242,7 @@ inline void record_divergent_barrier(const emulation::detail::barrier_problem& b
   copy_text(v.other_site.function, b.other_site.function);
   v.other_site.line = b.other_site.line;
   v.launch.id = state.launch_id != nullptr ? *state.launch_id : 0;
-  ch.ready = 1;
-  __atomic_store_n(&state.counters->ready, 1u, __ATOMIC_SEQ_CST);
+  publish_record(state.report, state.counters);
 }
 
 /// Runs `kernel(get<I>(params)...)` as every thread of the grid. A kernel that traps loses

@@ -236,6 +236,25 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE field_write device_field(const reco
   }
 }
 
+/// Counts a violation in a report channel (`ch` and its `counters`) and claims its record:
+/// true if the caller is to write `ch->rec` (false: an earlier violation holds it), then
+/// publish_record.
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE bool claim_record(channel* ch, channel_counters* counters) {
+  atomicAdd(&counters->count, 1ull);
+  if (atomicCAS(&counters->claim, 0u, 1u) != 0u) return false;
+  *static_cast<volatile unsigned int*>(&ch->started) = 1u;
+  return true;
+}
+
+/// Makes the claimed record readable: the host (check()) and threads waiting to trap see it
+/// complete.
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void publish_record(channel* ch, channel_counters* counters) {
+  __threadfence_system();
+  *static_cast<volatile unsigned int*>(&ch->ready) = 1u;
+  __threadfence_system();
+  atomicExch(&counters->ready, 1u);
+}
+
 /// Device side of a violation: count it, let the first one write the record, then stop the
 /// thread (default), continue (the caller redirects the access) or trap. `fields(r, k)` gives
 /// field k of the `count` fields of the violation; the host completes the record when it reads
@@ -249,9 +268,7 @@ CUGUARD_IMPL_FAIL_NORETURN CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void dev
   channel* ch = state.report;
   channel_counters* counters = state.counters;
   if (ch == nullptr || counters == nullptr) no_channel(where);
-  atomicAdd(&counters->count, 1ull);
-  if (atomicCAS(&counters->claim, 0u, 1u) == 0u) {
-    *static_cast<volatile unsigned int*>(&ch->started) = 1u;
+  if (claim_record(ch, counters)) {
     record& rec = ch->rec;
     write_fields(
         rec,
@@ -264,10 +281,7 @@ CUGUARD_IMPL_FAIL_NORETURN CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void dev
     rec.v.on_device = true;
     finish_here(rec.v, rec.p);
 #  endif
-    __threadfence_system();
-    *static_cast<volatile unsigned int*>(&ch->ready) = 1u;
-    __threadfence_system();
-    atomicExch(&counters->ready, 1u);
+    publish_record(ch, counters);
   }
 #  if CUGUARD_IMPL_DEVICE_TRAP
   // Let the record be complete before any thread stops the grid.
