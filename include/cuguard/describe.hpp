@@ -12,13 +12,14 @@
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
 
-/// Name of a memory space: "host", "device", "managed" or "unknown".
+/// Name of a memory space: "host", "pinned host", "device", "managed", "shared" or "unknown".
 inline const char* to_string(memory_space s) noexcept {
   switch (s) {
     case memory_space::host: return "host";
     case memory_space::pinned: return "pinned host";
     case memory_space::device: return "device";
     case memory_space::managed: return "managed";
+    case memory_space::shared: return "shared";
     case memory_space::unknown: break;
   }
   return "unknown";

@@ -82,8 +82,14 @@ inline unsigned lane() noexcept {
   return (threadIdx.x + threadIdx.y * blockDim.x + threadIdx.z * blockDim.x * blockDim.y) % 32;
 }
 
+/// An atomic operation on `p`: the race detector does not count its change as a plain store.
+inline void note_atomic(const void* p) noexcept {
+  if (current_runner != nullptr && current_thread != nullptr) current_runner->races().atomic(p);
+}
+
 template <class T, class Op>
 T atomic_update(T* address, Op op) noexcept {
+  note_atomic(address);
   if constexpr (std::is_integral<T>::value) {
     T old = __atomic_load_n(address, __ATOMIC_RELAXED);
     while (!__atomic_compare_exchange_n(address, &old, op(old), false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
@@ -211,6 +217,7 @@ CUGUARD_IMPL_EMU_ATOMIC(atomicXor, static_cast<T>(old ^ v))
 #undef CUGUARD_IMPL_EMU_ATOMIC
 template <class T, class U, class V>
 inline T atomicCAS(T* address, U compare, V value) {
+  ::cuguard::emulation::detail::note_atomic(address);
   T expected = static_cast<T>(compare);
   __atomic_compare_exchange_n(address, &expected, static_cast<T>(value), false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
   return expected;

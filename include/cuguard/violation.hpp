@@ -24,6 +24,7 @@ enum class violation_kind : unsigned char {
   invalid_argument,   ///< a dimension, permutation, extent or stride that cannot be valid
   non_finite,         ///< an inf or NaN where expect_finite asked for a finite value (not a memory error)
   divergent_barrier,  ///< a __syncthreads() that not every thread of the block reached (emulation)
+  shared_race,        ///< two threads of a block touched one shared element, one writing, with no barrier between (emulation)
 };
 
 /// The operation that found the violation.
@@ -53,6 +54,7 @@ enum class memory_space : unsigned char {
   pinned,  ///< page-locked host memory, mapped for device access
   device,  ///< device memory: host code must not touch it
   managed, ///< managed (unified) memory: both may
+  shared,  ///< a block's shared memory (emulation: a view made in a kernel over `__shared__` or dynamic shared memory)
 };
 
 /// Where an index value came from, when it came through a checked_index.
@@ -110,7 +112,9 @@ struct violation {
   std::int64_t width;      ///< a vector load or store: elements in the access (0: one element)
   /// The number that failed: select's index, slice's begin, bounded's value; make_view's extent,
   /// stride, largest offset or element count (see figure); reshape's element count asked for;
-  /// null_data's element count; release's address; non_finite: the bits of the double.
+  /// null_data's element count; release's address; non_finite: the bits of the double;
+  /// shared_race: how the two accesses conflict (0: this thread read what the other wrote,
+  /// 1: wrote what the other read, 2: both wrote).
   std::int64_t value;
   std::int64_t value_end;  ///< slice's end
   /// What `value` was held against: bounded's bound, the index type's maximum (index_overflow),
@@ -157,6 +161,7 @@ struct violation {
   bool count_is_lower_bound;
   /// divergent_barrier: the other thread of the block (threadIdx), and the barrier it waits at
   /// (line 0: it returned from the kernel without reaching the barrier at file:line).
+  /// shared_race: the other thread, and where it touched the element.
   unsigned other_thread[3];
   site_record other_site;
 };

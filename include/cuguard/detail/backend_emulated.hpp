@@ -215,34 +215,74 @@ inline status record_launch(unsigned long long* cell, unsigned long long id, cud
   return 0;
 }
 
-/// Records a divergent barrier that the scheduler found, as device code records a violation
-/// (the first violation of the launch keeps the record; every one is counted). Without a report
-/// channel (checks off) nothing is recorded; the block went on either way.
-inline void record_divergent_barrier(const emulation::detail::barrier_problem& b, dim3 grid, dim3 block) {
+/// What the scheduler found that involves two threads of a block (a divergent barrier, a race
+/// on shared memory): the block, the thread and where it was, the other thread and where it was.
+struct scheduler_finding {
+  uint3 block, thread, other;
+  emulation::detail::source_site site, other_site;
+};
+
+/// Records a finding of the scheduler as device code records a violation (the first violation
+/// of the launch keeps the record; every one is counted): the fields every such record has, then
+/// `fill(v)` the kind's own. Without a report channel (checks off) nothing is recorded; the
+/// block went on either way.
+template <class Fill>
+void record_finding(const scheduler_finding& f, dim3 grid, dim3 block, const Fill& fill) {
   const device_state& state = emulated_device_state;
   if (state.report == nullptr || state.counters == nullptr) return;
   if (!claim_record(state.report, state.counters)) return;
   violation& v = state.report->rec.v;
-  v.kind = violation_kind::divergent_barrier;
-  v.op = operation::barrier;
   v.dim = -1;
   v.device = -1;
-  copy_tail(v.file, b.site.file);
-  copy_text(v.function, b.site.function);
-  v.line = b.site.line;
-  const unsigned waiting[3] = {b.waiting.x, b.waiting.y, b.waiting.z}, other[3] = {b.other.x, b.other.y, b.other.z};
-  const unsigned at[3] = {b.block.x, b.block.y, b.block.z}, g[3] = {grid.x, grid.y, grid.z},
+  copy_tail(v.file, f.site.file);
+  copy_text(v.function, f.site.function);
+  v.line = f.site.line;
+  const unsigned thread[3] = {f.thread.x, f.thread.y, f.thread.z}, other[3] = {f.other.x, f.other.y, f.other.z};
+  const unsigned at[3] = {f.block.x, f.block.y, f.block.z}, g[3] = {grid.x, grid.y, grid.z},
                  bl[3] = {block.x, block.y, block.z};
-  std::memcpy(v.thread, waiting, sizeof waiting);
+  std::memcpy(v.thread, thread, sizeof thread);
   std::memcpy(v.other_thread, other, sizeof other);
   std::memcpy(v.block, at, sizeof at);
   std::memcpy(v.launch.grid, g, sizeof g);
   std::memcpy(v.launch.block, bl, sizeof bl);
-  copy_tail(v.other_site.file, b.other_site.file);
-  copy_text(v.other_site.function, b.other_site.function);
-  v.other_site.line = b.other_site.line;
+  copy_tail(v.other_site.file, f.other_site.file);
+  copy_text(v.other_site.function, f.other_site.function);
+  v.other_site.line = f.other_site.line;
   v.launch.id = state.launch_id != nullptr ? *state.launch_id : 0;
+  fill(v);
   publish_record(state.report, state.counters);
+}
+
+inline void record_divergent_barrier(const emulation::detail::barrier_problem& b, dim3 grid, dim3 block) {
+  record_finding({b.block, b.waiting, b.other, b.site, b.other_site}, grid, block, [](violation& v) {
+    v.kind = violation_kind::divergent_barrier;
+    v.op = operation::barrier;
+  });
+}
+
+/// threadIdx of thread `t` of a block (numbered x fastest).
+inline uint3 thread_of(unsigned t, dim3 block) {
+  return uint3{t % block.x, (t / block.x) % block.y, t / (block.x * block.y)};
+}
+
+inline void record_shared_race(const emulation::detail::shared_race& r, dim3 grid, dim3 block) {
+  const emulation::detail::shared_access& a = r.access;
+  record_finding({r.block, thread_of(r.thread, block), thread_of(r.other, block), a.site, r.other_site}, grid, block,
+                 [&](violation& v) {
+                   v.kind = violation_kind::shared_race;
+                   v.op = a.op;
+                   v.space = memory_space::shared;
+                   copy_text(v.label, a.label);
+                   copy_type(v.type, a.type_const, a.type);
+                   v.rank = a.rank;
+                   v.width = a.width;
+                   for (int i = 0; i < a.rank; ++i) {
+                     v.index[i] = a.index[i];
+                     v.extent[i] = a.extent[i];
+                     v.stride[i] = a.stride[i];
+                   }
+                   v.value = static_cast<std::int64_t>(r.order);
+                 });
 }
 
 /// Runs `kernel(get<I>(params)...)` as every thread of the grid. A kernel that traps loses
@@ -255,14 +295,15 @@ status launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t, Ker
     Tuple* params;
   } ctx{kernel, &params};
   try {
-    const emulation::detail::barrier_problem divergent = emulation::detail::run_grid(
+    const emulation::detail::grid_findings found = emulation::detail::run_grid(
         grid, block, shared_bytes,
         [](void* c) {
           auto* x = static_cast<context*>(c);
           x->kernel(get<I>(*x->params)...);
         },
         &ctx);
-    if (divergent.found) record_divergent_barrier(divergent, grid, block);
+    if (found.divergent.found) record_divergent_barrier(found.divergent, grid, block);
+    if (found.race.found) record_shared_race(found.race, grid, block);
   } catch (const emulation::detail::trapped&) {
     trapped_context.store(true, std::memory_order_release);
   } catch (const std::exception& ex) {

@@ -11,6 +11,38 @@ CUGUARD_IMPL_BEGIN_NAMESPACE
 
 #if CUGUARD_IMPL_CHECKS
 
+#  if CUGUARD_IMPL_EMULATION
+namespace detail {
+/// Emulation: an access of `width` elements (0: one) at `idx` of a view of shared memory, for
+/// the race detector of the running block.
+template <class View, std::size_t Rank>
+__attribute__((noinline)) void note_shared_access(const View& view, operation op, int width, const std::int64_t (&idx)[Rank],
+                                              const cuda::std::source_location& where, const void* element) {
+  using element_type = typename View::element_type;
+  emulation::detail::runner().races().access(
+      const_cast<void*>(static_cast<const volatile void*>(element)), sizeof(element_type), width == 0 ? 1 : width,
+      [&](emulation::detail::shared_access& a) {
+        a.label = view.label();
+        a.type = type_name<std::remove_cv_t<element_type>>::value;
+        a.type_const = std::is_const<element_type>::value;
+        a.op = op;
+        a.rank = static_cast<int>(Rank);
+        a.width = width;
+        for (std::size_t r = 0; r < Rank; ++r) {
+          a.index[r] = idx[r];
+          a.extent[r] = view.extent(r);
+          a.stride[r] = view.stride(r);
+        }
+        a.site = {where.file_name(), where.function_name(), static_cast<unsigned>(where.line())};
+      });
+}
+} // namespace detail
+#    define CUGUARD_IMPL_NOTE_SHARED(op, width, element)                                                 \
+      if (meta_.space == memory_space::shared) detail::note_shared_access(*this, op, width, idx, i0.where, element)
+#  else
+#    define CUGUARD_IMPL_NOTE_SHARED(op, width, element) (void)0
+#  endif
+
 template <class T, std::size_t Rank, class Index>
 template <class First, class... Rest>
 CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE auto checked_view<T, Rank, Index>::access(
@@ -21,6 +53,7 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE auto checked_view<T, Rank, Index>::
   if (CUGUARD_IMPL_UNLIKELY(detail::access_fails(space_ok(), detail::alive(meta_.token), idx, extents_)))
     return detail::fail_access(*this, operation::access, 0, i0, rest...);
   detail::assume_inside(idx, extents_);
+  CUGUARD_IMPL_NOTE_SHARED(operation::access, 0, data_ + offset(idx));
   return data_[offset(idx)];
 }
 
@@ -46,6 +79,7 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE auto checked_view<T, Rank, Index>::
     detail::fail_access(*this, operation::vector_load, N, i0, rest...);
     return vec<value_type, N>{};
   }
+  CUGUARD_IMPL_NOTE_SHARED(operation::vector_load, N, data_ + offset(idx));
   return detail::read_vec<value_type, N>(data_ + offset(idx));
 }
 
@@ -60,6 +94,7 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE auto checked_view<T, Rank, Index>::
     detail::fail_access(*this, operation::vector_store, N, i0, rest...);
     return;
   }
+  CUGUARD_IMPL_NOTE_SHARED(operation::vector_store, N, data_ + offset(idx));
   detail::write_vec<value_type, N>(data_ + offset(idx), x);
 }
 
@@ -71,6 +106,8 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE auto checked_view<T, Rank, Index>::
   const std::uint64_t address = detail::address_of(data_) + wrapping_offset(idx, std::make_index_sequence<Rank>{}) * sizeof(T);
   return detail::vector_access_fails<N, T>(space_ok(), detail::alive(meta_.token), idx, extents_, strides_, address);
 }
+
+#  undef CUGUARD_IMPL_NOTE_SHARED
 
 #else
 

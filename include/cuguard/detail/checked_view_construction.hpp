@@ -77,6 +77,12 @@ CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::init(
   if (count == 0) return;
 #if !CUGUARD_IMPL_DEVICE_PASS
   if (!detail::in_device_code()) bind_allocation(where, largest); // not an emulated kernel's tile
+#  if CUGUARD_IMPL_EMULATION
+  // A view made in an emulated kernel over the block's shared memory: its accesses go to the
+  // race detector.
+  else if (emulation::detail::runner().is_shared(data_))
+    meta_.space = memory_space::shared;
+#  endif
 #endif
 }
 

@@ -3,9 +3,11 @@
 #pragma once
 
 #include <cuguard/config.hpp>
+#include <cuguard/detail/race_detector.hpp>
 
 #include <vector_types.h>
 
+#include <link.h>
 #include <sys/mman.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -18,6 +20,7 @@
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 // Switching between fibers: on x86-64 a dozen instructions that save the callee-saved registers
@@ -93,11 +96,7 @@ struct thread_context {
 struct trapped {};
 
 /// Where a thread waits at __syncthreads() (its caller's file, function and line).
-struct barrier_site {
-  const char* file;
-  const char* function;
-  unsigned line;
-};
+using barrier_site = source_site;
 
 /// The first divergent barrier of a grid: a __syncthreads() that a thread of the block waits at
 /// while another thread of the block returned from the kernel without reaching it, or waits at
@@ -148,6 +147,13 @@ inline schedule& active_schedule() {
   return s;
 }
 
+/// What the scheduler found in a grid besides violations: the first divergent barrier and the
+/// first race on shared memory (each with found false: none).
+struct grid_findings {
+  barrier_problem divergent;
+  shared_race race;
+};
+
 /// Runs a grid: blocks one after another (x fastest, then y, then z); inside a block every
 /// thread is a fiber with its own stack, resumed round-robin in the order of the schedule
 /// (thread order unless CUGUARD_EMULATION_SCHEDULE says otherwise). A fiber runs
@@ -182,6 +188,8 @@ class grid_runner {
       throw std::invalid_argument("cuguard emulation: invalid launch configuration (grid or block has no thread, or "
                                   "a block has more than 1024 threads)");
     reserve(threads);
+    protect_runtime();
+    races_.begin_grid(dynamic_shared_.data(), dynamic_shared_.size());
     dynamic_shared_.assign(dynamic_shared, 0);
     body_ = body;
     arg_ = arg;
@@ -200,6 +208,8 @@ class grid_runner {
 
   /// The grid's first divergent barrier (found false: none).
   const barrier_problem& problem() const noexcept { return problem_; }
+  /// The grid's first race on shared memory (found false: none).
+  const shared_race& race() const noexcept { return races_.first(); }
 
   /// __syncwarp(): waits for the lanes of this warp that have not exited.
   void warp_barrier() { wait(state::at_warp_barrier); }
@@ -252,6 +262,21 @@ class grid_runner {
 
   unsigned char* dynamic_shared() noexcept { return dynamic_shared_.data(); }
   std::size_t dynamic_shared_bytes() const noexcept { return dynamic_shared_.size(); }
+
+  /// True if `p` points into the running block's shared memory: its dynamic shared memory, or
+  /// the thread_local storage of this OS thread, where `__shared__` variables live.
+  bool is_shared(const void* p) {
+    const auto a = reinterpret_cast<std::uintptr_t>(p);
+    const auto d = reinterpret_cast<std::uintptr_t>(dynamic_shared_.data());
+    if (!dynamic_shared_.empty() && a >= d && a < d + dynamic_shared_.size()) return true;
+    if (in_thread_storage(a)) return true;
+    if (tls_block_ == block_count_) return false;
+    find_thread_storage(); // a module loaded since (its storage is made at its first use)
+    return in_thread_storage(a);
+  }
+
+  /// The race detector of the running block.
+  race_detector& races() noexcept { return races_; }
 
  private:
   enum class state { ready, at_barrier, at_warp_barrier, done };
@@ -338,6 +363,8 @@ class grid_runner {
 
   void run_block(dim3 grid, dim3 block, uint3 block_idx, std::size_t threads) {
     prepare(grid, block, block_idx, threads);
+    ++block_count_;
+    races_.begin_block(block_idx, static_cast<unsigned>(threads));
     trapped_ = false;
     returned_ = -1;
     std::uint64_t draw = schedule_.seed ^ (0x9e3779b97f4a7c15ull * (1 + block_idx.x + std::uint64_t{grid.x} *
@@ -388,6 +415,7 @@ class grid_runner {
     if (!live) return false;
     if (all_at_barrier) {
       note_divergence(threads);
+      races_.block_barrier();
       returned_ = -1;
       for (unsigned t = 0; t < threads; ++t)
         if (fibers_[t].st == state::at_barrier) fibers_[t].st = state::ready;
@@ -403,6 +431,7 @@ class grid_runner {
       if (!any || !all) continue;
       for (unsigned t = base; t < base + 32 && t < threads; ++t)
         if (fibers_[t].st == state::at_warp_barrier) fibers_[t].st = state::ready;
+      races_.warp_barrier(base / 32);
       released = true;
     }
     if (!released)
@@ -436,6 +465,29 @@ class grid_runner {
     switch_to_main(true);
   }
 
+  // The thread_local storage of this OS thread, module by module (tls_), as of block tls_block_.
+  void find_thread_storage() {
+    tls_.clear();
+    ::dl_iterate_phdr(
+        [](dl_phdr_info* info, std::size_t size, void* out) -> int {
+          if (size < offsetof(dl_phdr_info, dlpi_tls_data) + sizeof info->dlpi_tls_data || info->dlpi_tls_data == nullptr)
+            return 0;
+          for (int i = 0; i < info->dlpi_phnum; ++i)
+            if (info->dlpi_phdr[i].p_type == PT_TLS)
+              static_cast<std::vector<std::pair<std::uintptr_t, std::size_t>>*>(out)->emplace_back(
+                  reinterpret_cast<std::uintptr_t>(info->dlpi_tls_data), info->dlpi_phdr[i].p_memsz);
+          return 0;
+        },
+        &tls_);
+    tls_block_ = block_count_;
+  }
+  bool in_thread_storage(std::uintptr_t a) const noexcept {
+    for (const auto& r : tls_)
+      if (a >= r.first && a - r.first < r.second) return true;
+    return false;
+  }
+  void protect_runtime(); // the scheduler's thread_local state is no kernel's shared memory
+
   void resume(unsigned t); // out of line: swapcontext returns twice, which would clobber the caller's registers
   void switch_to_main(bool will_resume);
 
@@ -463,6 +515,11 @@ class grid_runner {
   std::exception_ptr error_;
   int returned_ = -1; ///< a thread that returned from the kernel since the block's last barrier (-1: none)
   barrier_problem problem_{};
+  race_detector races_;
+  std::vector<std::pair<std::uintptr_t, std::size_t>> tls_; ///< thread_local storage: address, bytes
+  std::uint64_t block_count_ = 0; ///< blocks this runner began
+  std::uint64_t tls_block_ = 0;   ///< the block tls_ was found in (0: never)
+  bool protected_ = false;
 };
 
 /// The runner of the grid this OS thread is running, and the thread it is running.
@@ -491,7 +548,20 @@ __attribute__((noinline)) inline void grid_runner::resume(unsigned t) {
   current_thread = nullptr;
 }
 
+inline void grid_runner::protect_runtime() {
+  if (protected_) return;
+  protected_ = true;
+  races_.protect(this, sizeof *this);
+  races_.protect(&::threadIdx, sizeof ::threadIdx);
+  races_.protect(&::blockIdx, sizeof ::blockIdx);
+  races_.protect(&::blockDim, sizeof ::blockDim);
+  races_.protect(&::gridDim, sizeof ::gridDim);
+  races_.protect(&current_runner, sizeof current_runner);
+  races_.protect(&current_thread, sizeof current_thread);
+}
+
 inline void grid_runner::switch_to_main(bool will_resume) {
+  races_.end_segment(current_);
   fiber& f = fibers_[current_];
 #if defined(__SANITIZE_ADDRESS__)
   __sanitizer_start_switch_fiber(will_resume ? &f.fake_stack : nullptr, main_stack_bottom_, main_stack_size_);
@@ -527,8 +597,8 @@ inline void grid_runner::entry() {
 }
 
 /// Runs `body(arg)` as every thread of the grid; the calling thread's runner is reused. Returns
-/// the grid's first divergent barrier (found false: none).
-inline barrier_problem run_grid(dim3 grid, dim3 block, std::size_t dynamic_shared, grid_runner::body_fn body,
+/// the grid's first divergent barrier and first race on shared memory.
+inline grid_findings run_grid(dim3 grid, dim3 block, std::size_t dynamic_shared, grid_runner::body_fn body,
                                 void* arg) {
   if (current_runner != nullptr)
     throw std::logic_error("cuguard emulation: a kernel cannot launch another kernel (no dynamic parallelism)");
@@ -538,7 +608,7 @@ inline barrier_problem run_grid(dim3 grid, dim3 block, std::size_t dynamic_share
     ~reset() { current_runner = nullptr; }
   } reset_on_exit;
   runner.run(grid, block, dynamic_shared, body, arg);
-  return runner.problem();
+  return grid_findings{runner.problem(), runner.race()};
 }
 
 } // namespace detail

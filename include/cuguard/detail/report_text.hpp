@@ -329,6 +329,25 @@ inline void append_divergent_barrier(text& out, const violation& v) {
   out << " (a GPU lets the block pass or hangs: every thread of a block must reach the same __syncthreads())";
 }
 
+/// "shared memory race: thread (1,0,0) reads 'tile' int[64] at (2), which thread (2,0,0) wrote
+/// at k.cu:19 in f, with no barrier between them (...)"
+inline void append_shared_race(text& out, const violation& v) {
+  static const char* const verbs[3][2] = {{" reads ", "wrote"}, {" writes ", "read"}, {" writes ", "wrote"}};
+  const auto order = static_cast<std::size_t>(v.value >= 0 && v.value < 3 ? v.value : 0);
+  out << "shared memory race: thread ";
+  append_dim3(out, v.thread);
+  out << verbs[order][0];
+  append_view(out, v);
+  out << " at (";
+  append_list(out, v.index, v.rank);
+  out << "), which thread ";
+  append_dim3(out, v.other_thread);
+  out << ' ' << verbs[order][1];
+  append_site(out, " at ", v.other_site);
+  out << ", with no barrier between them (on a GPU the result depends on which runs first: a __syncthreads() "
+         "between the two orders them)";
+}
+
 /// The first line of a report: what went wrong, where in the view, against what.
 inline void append_headline(text& out, const violation& v) {
   switch (v.kind) {
@@ -343,6 +362,7 @@ inline void append_headline(text& out, const violation& v) {
     case violation_kind::invalid_argument: return append_invalid_argument(out, v);
     case violation_kind::non_finite: return append_non_finite(out, v);
     case violation_kind::divergent_barrier: return append_divergent_barrier(out, v);
+    case violation_kind::shared_race: return append_shared_race(out, v);
     case violation_kind::none: break;
   }
   out << "no violation";

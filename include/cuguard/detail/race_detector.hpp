@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: Apache-2.0
+// Emulation's shared-memory race detector: which thread of a block touched which element of
+// shared memory (reached through a checked view) since the block's last barrier.
+//
+// The threads of a block run one at a time on one OS thread, each until it waits at a barrier
+// or a warp-wide operation, or returns (a segment). Within a segment nothing but the running
+// thread changes shared memory, so what it wrote is what differs, at the segment's end, from
+// what the element held at its first access in the segment. Two accesses of one element by
+// two threads race when one of them wrote it and no barrier orders them: no __syncthreads()
+// since both, and for two lanes of one warp no __syncwarp() (or warp-wide operation) either.
+// An element changed only by atomics races with nothing. A store that leaves the element's
+// bytes as they were is not seen as a write; so that a block's stores show even when they store
+// what an earlier block (or launch) left there, the elements views reached before are filled
+// with 0xCD bytes at the start of each block, as a GPU leaves shared memory undefined there.
+#pragma once
+
+#include <cuguard/config.hpp>
+#include <cuguard/violation.hpp>
+
+#include <vector_types.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+CUGUARD_IMPL_BEGIN_NAMESPACE
+namespace emulation {
+namespace detail {
+
+/// A source position (file, function, line).
+struct source_site {
+  const char* file;
+  const char* function;
+  unsigned line;
+};
+
+/// One access to shared memory through a checked view, as a race report names it.
+struct shared_access {
+  const char* label;
+  const char* type; ///< the element type's name, without const
+  bool type_const;
+  operation op;
+  int rank;
+  int width; ///< a vector access: its elements (0: one element)
+  std::int64_t index[violation::max_rank];
+  std::int64_t extent[violation::max_rank];
+  std::int64_t stride[violation::max_rank];
+  source_site site;
+};
+
+/// How the two accesses of a race conflict: the thread whose segment found it read what the
+/// other wrote, wrote what it read, or both wrote.
+enum class race_order : unsigned char { read_after_write, write_after_read, write_after_write };
+
+/// The first race of a grid (found false: none). Threads are numbered within the block
+/// (x fastest).
+struct shared_race {
+  bool found;
+  uint3 block;
+  unsigned thread;       ///< the thread whose access found the race
+  unsigned other;        ///< the thread it races with
+  race_order order;
+  shared_access access;  ///< the access of `thread`
+  source_site other_site;///< where `other` touched the element
+};
+
+class race_detector {
+ public:
+  /// A new launch: the elements of the old dynamic shared memory [begin, end) are no longer
+  /// shared memory (the buffer may move), and no race is found yet.
+  void begin_grid(const unsigned char* old_dynamic, std::size_t old_bytes) {
+    race_ = shared_race{};
+    if (old_bytes == 0 || known_.empty()) return;
+    const auto begin = reinterpret_cast<std::uintptr_t>(old_dynamic), end = begin + old_bytes;
+    std::vector<element> kept;
+    for (const element& e : known_)
+      if (e.addr < begin || e.addr >= end) kept.push_back(e);
+    if (kept.size() == known_.size()) return;
+    known_.clear();
+    std::fill(table_.begin(), table_.end(), cell{});
+    for (const element& e : kept) insert(e.addr, e.bytes);
+  }
+
+  /// Memory that is never shared memory of a kernel (the scheduler's own thread_local state):
+  /// an oversized view that reaches it is not followed there, nor is it filled with the pattern.
+  void protect(const void* p, std::size_t bytes) {
+    protected_.push_back(element{reinterpret_cast<std::uintptr_t>(p), bytes});
+  }
+
+  /// A new block (`block`, of `threads` threads): nothing of it has run. The elements views
+  /// reached before are filled with 0xCD bytes.
+  void begin_block(uint3 block, unsigned threads) {
+    ++epoch_;
+    block_ = block;
+    log_.clear();
+    bytes_.clear();
+    warp_epochs_.assign((threads + 31) / 32, 0);
+    for (const element& e : known_) std::memset(reinterpret_cast<void*>(e.addr), 0xCD, e.bytes);
+  }
+
+  /// Every live thread of the block passed a __syncthreads(): what came before is ordered.
+  void block_barrier() noexcept { ++epoch_; }
+  /// The lanes of warp `w` passed a warp barrier together.
+  void warp_barrier(unsigned w) noexcept { ++warp_epochs_[w]; }
+
+  /// The running thread accesses `count` elements of `bytes` each from `p` (a vector access
+  /// counts its elements one by one). `describe(a)` fills in the access, as a report would name
+  /// it, where it is kept (the first access of an element in a segment; the index it gives is the
+  /// first element's).
+  template <class Describe>
+  void access(void* p, std::size_t bytes, int count, const Describe& describe) {
+    for (int k = 0; k < count; ++k) {
+      const std::uintptr_t addr = reinterpret_cast<std::uintptr_t>(p) + static_cast<std::size_t>(k) * bytes;
+      std::size_t i = lookup(addr);
+      if (i == npos) {
+        if (is_protected(addr, bytes)) continue;
+        i = insert(addr, bytes);
+      }
+      cell& c = table_[i];
+      if (c.logged == segment_ + 1) continue; // this segment has its value already
+      c.logged = segment_ + 1;
+      c.log = log_.size();
+      logged_access l{addr, bytes_.size(), bytes, false, shared_access{}};
+      describe(l.access);
+      l.access.index[l.access.rank - 1] += k;
+      bytes_.resize(bytes_.size() + bytes);
+      std::memcpy(bytes_.data() + l.snapshot, reinterpret_cast<const void*>(addr), bytes);
+      log_.push_back(l);
+    }
+  }
+
+  /// The running thread runs an atomic operation on `p`: if a view reached it in this segment, the
+  /// change is the atomic's (atomics race with nothing).
+  void atomic(const void* p) noexcept {
+    if (log_.empty()) return;
+    const std::size_t i = lookup(reinterpret_cast<std::uintptr_t>(p));
+    if (i != npos && table_[i].logged == segment_ + 1) log_[table_[i].log].atomic = true;
+  }
+
+  /// The running thread `t` stops running (it waits, or returned): what it wrote is known now.
+  void end_segment(unsigned t) {
+    ++segment_;
+    if (log_.empty()) return;
+    const std::uint32_t my_warp_epoch = warp_epochs_[t / 32];
+    for (const logged_access& l : log_) {
+      cell& c = table_[lookup(l.addr)];
+      if (c.epoch != epoch_) { // nothing of this element since the last barrier
+        c.epoch = epoch_;
+        c.writer = c.readers[0] = c.readers[1] = -1;
+      }
+      if (l.atomic) continue;
+      const bool wrote = std::memcmp(bytes_.data() + l.snapshot, reinterpret_cast<const void*>(l.addr), l.bytes) != 0;
+      if (c.writer >= 0 && !ordered(c.writer, c.writer_warp_epoch, t))
+        found(t, wrote ? race_order::write_after_write : race_order::read_after_write, l, c.writer, c.writer_site);
+      if (wrote) {
+        for (int r = 0; r < 2; ++r)
+          if (c.readers[r] >= 0 && !ordered(c.readers[r], c.reader_warp_epochs[r], t))
+            found(t, race_order::write_after_read, l, c.readers[r], c.reader_sites[r]);
+        c.writer = static_cast<int>(t);
+        c.writer_warp_epoch = my_warp_epoch;
+        c.writer_site = l.access.site;
+      } else {
+        // Two readers are kept: one of them is not the next writer. A reader ordered before
+        // this one (its lane, before a warp barrier) gives its place up.
+        int r = 0;
+        if (c.readers[0] >= 0 && c.readers[0] != static_cast<int>(t) &&
+            !ordered(c.readers[0], c.reader_warp_epochs[0], t))
+          r = 1;
+        if (r == 1 && c.readers[1] >= 0 && c.readers[1] != static_cast<int>(t) &&
+            !ordered(c.readers[1], c.reader_warp_epochs[1], t))
+          continue;
+        c.readers[r] = static_cast<int>(t);
+        c.reader_warp_epochs[r] = my_warp_epoch;
+        c.reader_sites[r] = l.access.site;
+      }
+    }
+    log_.clear();
+    bytes_.clear();
+  }
+
+  /// The grid's first race (found false: none).
+  const shared_race& first() const noexcept { return race_; }
+
+ private:
+  static constexpr std::size_t npos = ~std::size_t{0};
+  struct cell {
+    std::uintptr_t addr = 0;       ///< 0: empty
+    std::uint64_t epoch = 0;       ///< the block epoch its accesses belong to
+    std::uint64_t logged = 0;      ///< segment + 1 in which it was logged last
+    std::size_t log = 0;           ///< its entry in log_ (when logged in this segment)
+    int writer = -1;
+    std::uint32_t writer_warp_epoch = 0;
+    source_site writer_site{};
+    int readers[2] = {-1, -1};
+    std::uint32_t reader_warp_epochs[2] = {0, 0};
+    source_site reader_sites[2]{};
+  };
+  struct element {
+    std::uintptr_t addr;
+    std::size_t bytes;
+  };
+  struct logged_access {
+    std::uintptr_t addr;
+    std::size_t snapshot; ///< offset of its bytes at the first access, in bytes_
+    std::size_t bytes;
+    bool atomic;
+    shared_access access;
+  };
+
+  /// True if an access of thread `a` (in its warp's epoch `e`) comes before thread `b`'s.
+  bool ordered(int a, std::uint32_t e, unsigned b) const noexcept {
+    const auto ua = static_cast<unsigned>(a);
+    return ua == b || (ua / 32 == b / 32 && warp_epochs_[ua / 32] != e);
+  }
+
+  void found(unsigned t, race_order order, const logged_access& l, int other, const source_site& other_site) {
+    if (race_.found) return;
+    race_.found = true;
+    race_.block = block_;
+    race_.thread = t;
+    race_.other = static_cast<unsigned>(other);
+    race_.order = order;
+    race_.access = l.access;
+    race_.other_site = other_site;
+  }
+
+  bool is_protected(std::uintptr_t addr, std::size_t bytes) const noexcept {
+    for (const element& e : protected_)
+      if (addr < e.addr + e.bytes && e.addr < addr + bytes) return true;
+    return false;
+  }
+
+  static std::size_t hash(std::uintptr_t addr, std::size_t mask) noexcept {
+    return static_cast<std::size_t>((static_cast<std::uint64_t>(addr) * 0x9e3779b97f4a7c15ull) >> 17) & mask;
+  }
+  std::size_t lookup(std::uintptr_t addr) const noexcept {
+    if (table_.empty()) return npos;
+    const std::size_t mask = table_.size() - 1;
+    for (std::size_t i = hash(addr, mask);; i = (i + 1) & mask) {
+      if (table_[i].addr == addr) return i;
+      if (table_[i].addr == 0) return npos;
+    }
+  }
+  std::size_t insert(std::uintptr_t addr, std::size_t bytes) {
+    if ((known_.size() + 1) * 2 > table_.size()) grow();
+    const std::size_t mask = table_.size() - 1;
+    std::size_t i = hash(addr, mask);
+    while (table_[i].addr != 0) i = (i + 1) & mask;
+    table_[i].addr = addr;
+    known_.push_back(element{addr, bytes});
+    return i;
+  }
+  void grow() {
+    std::vector<cell> old(table_.size() < 64 ? 128 : table_.size() * 2);
+    old.swap(table_);
+    const std::size_t mask = table_.size() - 1;
+    for (const cell& c : old) {
+      if (c.addr == 0) continue;
+      std::size_t i = hash(c.addr, mask);
+      while (table_[i].addr != 0) i = (i + 1) & mask;
+      table_[i] = c;
+    }
+  }
+
+  std::vector<cell> table_;     ///< every element views reached, by address (open addressing)
+  std::vector<element> known_;  ///< the same elements, in the order they were first reached
+  std::vector<logged_access> log_;    ///< the running segment's first access of each element
+  std::vector<unsigned char> bytes_;  ///< their bytes at that access
+  std::vector<std::uint32_t> warp_epochs_;
+  std::uint64_t epoch_ = 0;
+  std::uint64_t segment_ = 0;
+  std::vector<element> protected_;
+  uint3 block_{};
+  shared_race race_{};
+};
+
+} // namespace detail
+} // namespace emulation
+CUGUARD_IMPL_END_NAMESPACE

@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: Apache-2.0
+// Races on shared memory reached through checked views, found by emulation's race detector: two
+// threads of a block touch one element, at least one writing, with no barrier between them.
+// Emulation only (checks on): on a GPU, compute-sanitizer's racecheck is the tool.
+#include "support.hpp"
+
+#include <cuguard/cuguard.hpp>
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#if CUGUARD_IMPL_EMULATION
+
+namespace race_tests {
+inline int write_line = 0, read_line = 0;
+
+// Each thread writes its element of the tile, then reads its neighbour's: without the barrier
+// between the two (`synced` false), a race.
+__global__ void neighbour(cuguard::checked_view<const int, 1> in, cuguard::checked_view<int, 1> out, bool synced) {
+  __shared__ int storage[64];
+  const auto tile = cuguard::make_view(storage, {64}, "tile");
+  const int i = static_cast<int>(threadIdx.x);
+  write_line = __LINE__; tile(i) = in(i);
+  if (synced) __syncthreads();
+  read_line = __LINE__; out(i) = tile((i + 1) % 64);
+}
+
+// Every thread of the block stores its number in one element.
+__global__ void same_element(cuguard::checked_view<int, 1> out) {
+  __shared__ int storage[4];
+  const auto cell = cuguard::make_view(storage, {4}, "cell");
+  write_line = __LINE__; cell(1) = static_cast<int>(threadIdx.x) + 1;
+  __syncthreads();
+  out(threadIdx.x) = cell(1);
+}
+
+// A histogram in shared memory, counted with atomics: atomics race with nothing.
+__global__ void histogram(cuguard::checked_view<const int, 1> values, cuguard::checked_view<int, 1> counts) {
+  __shared__ int storage[8];
+  const auto bins = cuguard::make_view(storage, {8}, "bins");
+  const int i = static_cast<int>(threadIdx.x);
+  if (i < 8) bins(i) = 0;
+  __syncthreads();
+  atomicAdd(&bins(values(i)), 1);
+  __syncthreads();
+  if (i < 8) counts(i) = bins(i);
+}
+
+// Lanes of one warp hand values on through shared memory, ordered by __syncwarp() (`synced`)
+// or not; two warps never touch each other's elements.
+__global__ void warp_handoff(cuguard::checked_view<int, 1> out, bool synced) {
+  __shared__ int storage[64];
+  const auto slots = cuguard::make_view(storage, {64}, "slots");
+  const int i = static_cast<int>(threadIdx.x);
+  slots(i) = 10 * i;
+  if (synced) __syncwarp();
+  const int lane = i % 32, base = i - lane;
+  out(i) = slots(base + (lane + 1) % 32);
+}
+
+// A 2-D tile filled by rows and read by columns, correctly: __syncthreads() between.
+__global__ void transpose(cuguard::checked_view<const float, 2> in, cuguard::checked_view<float, 2> out) {
+  __shared__ float storage[8][9];
+  const auto tile = cuguard::make_view(&storage[0][0], {8, 9}, "tile");
+  const unsigned x = threadIdx.x, y = threadIdx.y;
+  tile(y, x) = in(blockIdx.x * 8 + y, x);
+  __syncthreads();
+  out(y, blockIdx.x * 8 + x) = tile(x, y);
+}
+
+// Dynamic shared memory: the same race as neighbour's.
+__global__ void dynamic_neighbour(cuguard::checked_view<int, 1> out) {
+  const auto tile = cuguard::make_view(cuguard::dynamic_shared<int>(), {32}, "dynamic tile");
+  const int i = static_cast<int>(threadIdx.x);
+  tile(i) = i + 1;
+  out(i) = tile((i + 1) % 32);
+}
+
+/// Runs `f` with the threads of every block in `order`.
+template <class F>
+void under(const char* order, F f) {
+  namespace emu = cuguard::emulation::detail;
+  const emu::schedule before = emu::active_schedule();
+  emu::active_schedule() = emu::schedule::from_text(order);
+  f();
+  emu::active_schedule() = before;
+}
+} // namespace race_tests
+
+#  if CUGUARD_IMPL_CHECKS
+TEST_CASE("a missing __syncthreads() between a tile's stores and another thread's read is a shared_race "
+          "under every schedule") {
+  cuguard::device_buffer<int> in(64, "in"), out(64, "out");
+  std::vector<int> values(64);
+  for (int i = 0; i < 64; ++i) values[static_cast<std::size_t>(i)] = 100 + i;
+  in.copy_from_host(values);
+  std::vector<std::vector<int>> results;
+  for (const char* order : {"forward", "reverse", "random:3", "forward"}) {
+    CAPTURE(order);
+    race_tests::under(order, [&] { cuguard::launch(race_tests::neighbour, 1, 64, in.view(), out.view(), false); });
+    const cuguard_test::caught c = device_test_support::checked();
+    REQUIRE(c.thrown); // the same values as the run before: the stores still show
+    const cuguard::violation& v = c.report;
+    CHECK(v.kind == cuguard::violation_kind::shared_race);
+    CHECK(v.op == cuguard::operation::access);
+    CHECK(std::string(v.label) == "tile");
+    CHECK(std::string(v.type) == "int32");
+    CHECK(v.space == cuguard::memory_space::shared);
+    CHECK(v.rank == 1);
+    CHECK(v.extent[0] == 64);
+    CHECK(v.on_device);
+    CHECK(v.thread[0] != v.other_thread[0]);
+    CHECK(std::string(v.function) == "neighbour");
+    // One of the two wrote the element, and the other read it.
+    const bool read_after_write = v.value == 0;
+    CHECK((v.value == 0 || v.value == 1));
+    CHECK(v.line == static_cast<unsigned>(read_after_write ? race_tests::read_line : race_tests::write_line));
+    CHECK(v.other_site.line == static_cast<unsigned>(read_after_write ? race_tests::write_line : race_tests::read_line));
+    // The element is the writer's own: thread i writes tile(i) and thread i - 1 reads it.
+    const unsigned writer = read_after_write ? v.other_thread[0] : v.thread[0];
+    const unsigned reader = read_after_write ? v.thread[0] : v.other_thread[0];
+    CHECK(v.index[0] == writer);
+    CHECK((reader + 1) % 64 == writer);
+    CHECK(c.what.find("shared memory race: thread (") != std::string::npos);
+    CHECK(c.what.find("'tile' int32[64] at (" + std::to_string(v.index[0]) + "), which thread (") != std::string::npos);
+    CHECK(c.what.find("with no barrier between them") != std::string::npos);
+    CHECK(c.what.find("of launch #") != std::string::npos);
+    results.push_back(out.to_host());
+  }
+  // The race shows in the results: forward and reverse read different neighbours' values.
+  CHECK(results[0] != results[1]);
+
+  // With the barrier, nothing is reported under any schedule, and the results agree.
+  for (const char* order : {"forward", "reverse", "random:3"}) {
+    CAPTURE(order);
+    race_tests::under(order, [&] { cuguard::launch(race_tests::neighbour, 1, 64, in.view(), out.view(), true); });
+    CHECK(!device_test_support::checked().thrown);
+    const std::vector<int> got = out.to_host();
+    for (int i = 0; i < 64; ++i) CHECK(got[static_cast<std::size_t>(i)] == 100 + (i + 1) % 64);
+  }
+}
+
+TEST_CASE("two threads storing to one shared element is a shared_race (write after write)") {
+  cuguard::device_buffer<int> out(32, "out");
+  race_tests::under("forward", [&] { cuguard::launch(race_tests::same_element, 1, 32, out.view()); });
+  const cuguard_test::caught c = device_test_support::checked();
+  REQUIRE(c.thrown);
+  CHECK(c.report.kind == cuguard::violation_kind::shared_race);
+  CHECK(c.report.value == 2);
+  CHECK(c.report.index[0] == 1);
+  CHECK(c.report.line == static_cast<unsigned>(race_tests::write_line));
+  CHECK(c.report.other_site.line == static_cast<unsigned>(race_tests::write_line));
+  CHECK(c.report.thread[0] == 1); // forward: thread 1 stores after thread 0
+  CHECK(c.report.other_thread[0] == 0);
+  CHECK(c.what.find("thread (1,0,0) writes 'cell' int32[4] at (1), which thread (0,0,0) wrote at ") != std::string::npos);
+}
+
+TEST_CASE("shared memory used correctly reports no race: atomics, __syncwarp(), 2-D tiles, more blocks") {
+  for (const char* order : {"forward", "reverse", "random:11"}) {
+    CAPTURE(order);
+    race_tests::under(order, [&] {
+      cuguard::device_buffer<int> values(64, "values"), counts(8, "counts");
+      std::vector<int> v(64);
+      for (int i = 0; i < 64; ++i) v[static_cast<std::size_t>(i)] = i % 8;
+      values.copy_from_host(v);
+      cuguard::launch(race_tests::histogram, 1, 64, values.view(), counts.view());
+      CHECK(!device_test_support::checked().thrown);
+      for (int n : counts.to_host()) CHECK(n == 8);
+
+      cuguard::device_buffer<int> out(64, "out");
+      cuguard::launch(race_tests::warp_handoff, 1, 64, out.view(), true);
+      CHECK(!device_test_support::checked().thrown);
+      const std::vector<int> got = out.to_host();
+      for (int i = 0; i < 64; ++i) CHECK(got[static_cast<std::size_t>(i)] == 10 * ((i / 32) * 32 + (i % 32 + 1) % 32));
+
+      cuguard::device_buffer<float> in(32 * 8, "in"), t(8 * 32, "t");
+      std::vector<float> x(32 * 8);
+      for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);
+      in.copy_from_host(x);
+      cuguard::launch(race_tests::transpose, 4, dim3(8, 8), in.view({32, 8}), t.view({8, 32}));
+      CHECK(!device_test_support::checked().thrown);
+      const std::vector<float> y = t.to_host();
+      for (std::size_t r = 0; r < 32; ++r)
+        for (std::size_t col = 0; col < 8; ++col) CHECK(y[col * 32 + r] == x[r * 8 + col]);
+    });
+  }
+}
+
+TEST_CASE("lanes of a warp without __syncwarp() between a store and a read race") {
+  cuguard::device_buffer<int> out(64, "out");
+  cuguard::launch(race_tests::warp_handoff, 1, 64, out.view(), false);
+  const cuguard_test::caught c = device_test_support::checked();
+  REQUIRE(c.thrown);
+  CHECK(c.report.kind == cuguard::violation_kind::shared_race);
+  CHECK(c.report.thread[0] / 32 == c.report.other_thread[0] / 32);
+}
+
+TEST_CASE("a race in dynamic shared memory is found") {
+  cuguard::device_buffer<int> out(32, "out");
+  cuguard::launch({dim3(3), dim3(32), 32 * sizeof(int)}, race_tests::dynamic_neighbour, out.view());
+  const cuguard_test::caught c = device_test_support::checked();
+  REQUIRE(c.thrown);
+  CHECK(c.report.kind == cuguard::violation_kind::shared_race);
+  CHECK(std::string(c.report.label) == "dynamic tile");
+  CHECK(c.report.block[0] == 0);
+  CHECK(c.report.count == 1);
+}
+#  endif
+
+TEST_CASE("a view made in a kernel over shared memory says so; one over global memory does not") {
+  static cuguard::memory_space seen[2];
+  struct probe {
+    static __global__ void kernel(cuguard::checked_view<int, 1> global) {
+      __shared__ int storage[4];
+      const auto tile = cuguard::make_view(storage, {4}, "tile");
+      const auto raw = cuguard::make_view(global.data(), {global.extent(0)}, "raw");
+      if (threadIdx.x == 0) seen[0] = tile.space(), seen[1] = raw.space();
+    }
+  };
+  cuguard::device_buffer<int> buf(4, "buf");
+  cuguard::launch(probe::kernel, 1, 1, buf.view());
+  cuguard::check();
+  CHECK(seen[0] == (cuguard::checks_enabled ? cuguard::memory_space::shared : cuguard::memory_space::unknown));
+  CHECK(seen[1] != cuguard::memory_space::shared);
+}
+
+#endif
