@@ -155,7 +155,7 @@ struct grid_findings {
 };
 
 /// Runs a grid: blocks one after another (x fastest, then y, then z); inside a block every
-/// thread is a fiber with its own stack, resumed round-robin in the order of the schedule
+/// thread is a fiber, resumed round-robin in the order of the schedule
 /// (thread order unless CUGUARD_EMULATION_SCHEDULE says otherwise). A fiber runs
 /// until it finishes or waits at __syncthreads() or a warp-wide operation; a barrier opens
 /// when every thread of the block (or warp) that has not exited waits at it. Everything runs
@@ -249,7 +249,7 @@ class grid_runner {
   /// PTX `exit`: ends the calling thread (its stack is dropped, as a GPU drops it); barriers and
   /// warp-wide operations no longer wait for it.
   [[noreturn]] void exit_thread() {
-    fibers_[current_].st = state::done;
+    finish_current();
     switch_to_main(false);
     std::abort(); // unreachable: an exited fiber is never resumed
   }
@@ -287,6 +287,7 @@ class grid_runner {
     ucontext_t ctx;
 #endif
     state st;
+    int stack; ///< the stack it runs on (-1: it has not started)
     thread_context ids;
     void* fake_stack;
     barrier_site site; ///< the __syncthreads() it waits at (state::at_barrier)
@@ -298,8 +299,7 @@ class grid_runner {
       lanes_.resize(threads);
       order_.resize(threads);
     }
-    const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-    const std::size_t slot = stack_size() + page; // one guard page below each stack
+    const std::size_t slot = stack_size() + page_size(); // one guard page below each stack
     if (stacks_capacity_ >= threads) return;
     if (stacks_ != nullptr) ::munmap(stacks_, stacks_bytes_);
     stacks_bytes_ = slot * threads;
@@ -310,14 +310,16 @@ class grid_runner {
       throw std::bad_alloc();
     }
     stacks_ = static_cast<char*>(p);
-    for (std::size_t t = 0; t < threads; ++t) ::mprotect(stacks_ + t * slot, page, PROT_NONE);
+    for (std::size_t t = 0; t < threads; ++t) ::mprotect(stacks_ + t * slot, page_size(), PROT_NONE);
     stacks_capacity_ = threads;
   }
 
-  char* stack_of(std::size_t t) const {
-    const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-    return stacks_ + t * (stack_size() + page) + page;
+  static std::size_t page_size() {
+    static const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    return page;
   }
+
+  char* stack_of(std::size_t t) const { return stacks_ + t * (stack_size() + page_size()) + page_size(); }
 
   static void entry();
 
@@ -350,15 +352,37 @@ class grid_runner {
   }
 #endif
 
+  // A thread gets a stack when it first runs: the stack of a thread that finished if there is
+  // one (the last one: its memory is in the cache), so that a block whose threads run to the end
+  // without waiting runs every thread on one stack.
   void prepare(dim3 grid, dim3 block, uint3 block_idx, std::size_t threads) {
     fibers_used_ = static_cast<unsigned>(threads);
+    free_stacks_.clear();
+    stacks_started_ = 0;
     for (unsigned t = 0; t < threads; ++t) {
       fiber& f = fibers_[t];
       f.st = state::ready;
+      f.stack = -1;
       f.fake_stack = nullptr;
       f.ids = thread_context{uint3{t % block.x, (t / block.x) % block.y, t / (block.x * block.y)}, block_idx, block, grid};
-      make_context(f, stack_of(t), stack_size());
     }
+  }
+
+  void start(fiber& f) {
+    if (!free_stacks_.empty()) {
+      f.stack = free_stacks_.back();
+      free_stacks_.pop_back();
+    } else {
+      f.stack = stacks_started_++;
+    }
+    make_context(f, stack_of(static_cast<std::size_t>(f.stack)), stack_size());
+  }
+
+  // The running thread is done: its stack is free once the scheduler switched away from it.
+  void finish_current() {
+    fiber& f = fibers_[current_];
+    f.st = state::done;
+    free_stacks_.push_back(f.stack);
   }
 
   void run_block(dim3 grid, dim3 block, uint3 block_idx, std::size_t threads) {
@@ -494,6 +518,8 @@ class grid_runner {
   std::vector<fiber> fibers_;
   std::vector<std::uint64_t> lanes_;
   std::vector<unsigned> order_; ///< the threads of the block in the order of this pass
+  std::vector<int> free_stacks_; ///< stacks of threads that finished, the last one last
+  int stacks_started_ = 0;       ///< stacks handed out in this block
   schedule schedule_{};
   std::vector<unsigned char> dynamic_shared_;
   char* stacks_ = nullptr;
@@ -528,6 +554,7 @@ inline thread_local const thread_context* current_thread = nullptr;
 
 __attribute__((noinline)) inline void grid_runner::resume(unsigned t) {
   current_ = t;
+  if (fibers_[t].stack < 0) start(fibers_[t]);
   const thread_context& ids = fibers_[t].ids;
   current_thread = &ids;
   ::threadIdx = ids.thread_idx;
@@ -535,7 +562,7 @@ __attribute__((noinline)) inline void grid_runner::resume(unsigned t) {
   ::blockDim = ids.block_dim;
   ::gridDim = ids.grid_dim;
 #if defined(__SANITIZE_ADDRESS__)
-  __sanitizer_start_switch_fiber(&main_fake_stack_, stack_of(t), stack_size());
+  __sanitizer_start_switch_fiber(&main_fake_stack_, stack_of(static_cast<std::size_t>(fibers_[t].stack)), stack_size());
 #endif
 #if CUGUARD_IMPL_FIBER_SWITCH
   cuguard_impl_fiber_switch(&main_sp_, fibers_[t].sp);
@@ -592,7 +619,7 @@ inline void grid_runner::entry() {
   // lowest such thread, whatever the schedule.
   if (self->returned_ < 0 || self->current_ < static_cast<unsigned>(self->returned_))
     self->returned_ = static_cast<int>(self->current_);
-  self->fibers_[self->current_].st = state::done;
+  self->finish_current();
   self->switch_to_main(false);
 }
 
