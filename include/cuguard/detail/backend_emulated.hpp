@@ -5,6 +5,7 @@
 
 #include <cuguard/config.hpp>
 #include <cuguard/detail/backend.hpp>
+#include <cuguard/detail/block_pool.hpp>
 #include <cuguard/detail/channel.hpp>
 #include <cuguard/detail/device_state.hpp>
 #include <cuguard/detail/kernel_arguments.hpp>
@@ -295,7 +296,7 @@ status launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t, Ker
     Tuple* params;
   } ctx{kernel, &params};
   try {
-    const emulation::detail::grid_findings found = emulation::detail::run_grid(
+    const emulation::detail::grid_findings found = run_blocks(
         grid, block, shared_bytes,
         [](void* c) {
           auto* x = static_cast<context*>(c);

@@ -25,6 +25,9 @@ struct device_state {
 #if CUGUARD_IMPL_EMULATION
 /// Emulation: one state, in host memory.
 inline device_state emulated_device_state;
+/// An OS thread that runs blocks of a grid next to others (detail/block_pool.hpp): its state,
+/// with a report channel of its own (null: emulated_device_state).
+inline thread_local const device_state* emulated_worker_state = nullptr;
 #endif
 
 } // namespace detail
@@ -60,7 +63,8 @@ __device__ inline const device_state& current_device_state() {
 #elif CUGUARD_IMPL_EMULATION
 template <class Dependent>
 inline const device_state& current_device_state() {
-  return emulated_device_state;
+  const device_state* worker = emulated_worker_state;
+  return worker != nullptr ? *worker : emulated_device_state;
 }
 #endif
 } // namespace detail

@@ -109,7 +109,11 @@ CUGUARD_HOST_DEVICE T& scratch() noexcept {
   struct alignas(alignof(bare) > alignof(double) ? alignof(bare) : alignof(double)) storage {
     unsigned char bytes[sizeof(bare)];
   };
+#  if CUGUARD_IMPL_EMULATION
+  static thread_local storage s; // aligned like T (blocks of a grid may run on several OS threads)
+#  else
   static storage s; // aligned like T: a redirected float4 access is a 16-byte access
+#  endif
   return *reinterpret_cast<T*>(s.bytes);
 }
 #endif

@@ -181,12 +181,31 @@ class grid_runner {
     return size;
   }
 
-  void run(dim3 grid, dim3 block, std::size_t dynamic_shared, body_fn body, void* arg) {
-    schedule_ = active_schedule();
+  /// Throws std::invalid_argument for a launch configuration that a GPU refuses.
+  static void check_configuration(dim3 grid, dim3 block) {
     const std::size_t threads = std::size_t{block.x} * block.y * block.z;
     if (threads == 0 || threads > 1024 || grid.x == 0 || grid.y == 0 || grid.z == 0)
       throw std::invalid_argument("cuguard emulation: invalid launch configuration (grid or block has no thread, or "
                                   "a block has more than 1024 threads)");
+  }
+
+  /// What a block source returns when it has no block left.
+  static constexpr std::uint64_t no_block = ~std::uint64_t{0};
+
+  /// Runs every block of the grid, in order.
+  void run(dim3 grid, dim3 block, std::size_t dynamic_shared, body_fn body, void* arg) {
+    const std::uint64_t blocks = std::uint64_t{grid.x} * grid.y * grid.z;
+    std::uint64_t n = 0;
+    run(grid, block, dynamic_shared, body, arg, [&] { return n < blocks ? n++ : no_block; });
+  }
+
+  /// Runs the blocks that `next()` hands out by number (x fastest, then y, then z: the order
+  /// run() takes them in) until it returns no_block.
+  template <class Next>
+  void run(dim3 grid, dim3 block, std::size_t dynamic_shared, body_fn body, void* arg, Next&& next) {
+    check_configuration(grid, block);
+    schedule_ = active_schedule();
+    const std::size_t threads = std::size_t{block.x} * block.y * block.z;
     reserve(threads);
     protect_runtime();
     races_.begin_grid(dynamic_shared_.data(), dynamic_shared_.size());
@@ -195,10 +214,18 @@ class grid_runner {
     arg_ = arg;
     error_ = nullptr;
     problem_ = barrier_problem{};
-    for (unsigned z = 0; z < grid.z; ++z)
-      for (unsigned y = 0; y < grid.y; ++y)
-        for (unsigned x = 0; x < grid.x; ++x) run_block(grid, block, uint3{x, y, z}, threads);
+    for (std::uint64_t b = next(); b != no_block; b = next()) {
+      current_block_ = b;
+      const std::uint64_t plane = std::uint64_t{grid.x} * grid.y;
+      run_block(grid, block,
+                uint3{static_cast<unsigned>(b % grid.x), static_cast<unsigned>(b % plane / grid.x),
+                      static_cast<unsigned>(b / plane)},
+                threads);
+    }
   }
+
+  /// The number of the block that runs (or ran last).
+  std::uint64_t current_block() const noexcept { return current_block_; }
 
   /// __syncthreads() at `site`
   void barrier(barrier_site site) {
@@ -544,6 +571,7 @@ class grid_runner {
   race_detector races_;
   std::vector<std::pair<std::uintptr_t, std::size_t>> tls_; ///< thread_local storage: address, bytes
   std::uint64_t block_count_ = 0; ///< blocks this runner began
+  std::uint64_t current_block_ = 0;
   std::uint64_t tls_block_ = 0;   ///< the block tls_ was found in (0: never)
   bool protected_ = false;
 };
@@ -623,19 +651,31 @@ inline void grid_runner::entry() {
   self->switch_to_main(false);
 }
 
+/// The runner of the calling OS thread, current while the scope lasts (a kernel that launches a
+/// kernel is refused: emulation has no dynamic parallelism).
+struct runner_scope {
+  grid_runner& runner;
+  static grid_runner& of_this_thread() {
+    static thread_local grid_runner r;
+    return r;
+  }
+  runner_scope() : runner(of_this_thread()) {
+    if (current_runner != nullptr)
+      throw std::logic_error("cuguard emulation: a kernel cannot launch another kernel (no dynamic parallelism)");
+    current_runner = &runner;
+  }
+  runner_scope(const runner_scope&) = delete;
+  runner_scope& operator=(const runner_scope&) = delete;
+  ~runner_scope() { current_runner = nullptr; }
+};
+
 /// Runs `body(arg)` as every thread of the grid; the calling thread's runner is reused. Returns
 /// the grid's first divergent barrier and first race on shared memory.
 inline grid_findings run_grid(dim3 grid, dim3 block, std::size_t dynamic_shared, grid_runner::body_fn body,
                                 void* arg) {
-  if (current_runner != nullptr)
-    throw std::logic_error("cuguard emulation: a kernel cannot launch another kernel (no dynamic parallelism)");
-  static thread_local grid_runner runner;
-  current_runner = &runner;
-  struct reset {
-    ~reset() { current_runner = nullptr; }
-  } reset_on_exit;
-  runner.run(grid, block, dynamic_shared, body, arg);
-  return grid_findings{runner.problem(), runner.race()};
+  runner_scope scope;
+  scope.runner.run(grid, block, dynamic_shared, body, arg);
+  return grid_findings{scope.runner.problem(), scope.runner.race()};
 }
 
 } // namespace detail

@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: Apache-2.0
+// Emulation: the blocks of a grid on several OS threads, reported as if they ran in order.
+//
+// Each OS thread takes the next block not yet taken, so each takes its blocks in increasing
+// order, and records violations in a report channel of its own: its first record is that of its
+// lowest block with a violation. When the grid is done the record of the lowest block among them
+// goes to the launch's channel and every count is added, which is what running the blocks one
+// after another records. The scheduler's findings (divergent barriers, races) and a kernel that
+// throws or traps are taken the same way: the lowest block's.
+#pragma once
+
+#include <cuguard/config.hpp>
+#include <cuguard/detail/channel.hpp>
+#include <cuguard/detail/device_state.hpp>
+#include <cuguard/emulation.hpp>
+
+#include <pthread.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+CUGUARD_IMPL_BEGIN_NAMESPACE
+namespace detail {
+
+/// The number of OS threads that CUGUARD_EMULATION_THREADS asks for (null or empty: one per
+/// core); throws std::invalid_argument for a value it cannot read.
+inline unsigned threads_from_text(const char* s) {
+  if (s == nullptr || *s == '\0') {
+    const unsigned cores = std::thread::hardware_concurrency();
+    return cores == 0 ? 1u : cores;
+  }
+  char* end = nullptr;
+  const unsigned long v = std::strtoul(s, &end, 10);
+  if (*s < '0' || *s > '9' || end == nullptr || *end != '\0' || v == 0 || v > 1024)
+    throw std::invalid_argument(std::string("cuguard emulation: CUGUARD_EMULATION_THREADS is '") + s +
+                                "'; expected a number of threads from 1 to 1024");
+  return static_cast<unsigned>(v);
+}
+
+/// The OS threads a grid's blocks run on (1: one after another, on the launching thread):
+/// CUGUARD_EMULATION_THREADS's, read at the first launch (tests assign it).
+inline unsigned& emulation_threads() {
+  static unsigned n = threads_from_text(std::getenv("CUGUARD_EMULATION_THREADS"));
+  return n;
+}
+
+/// Grids with fewer threads than this run on the launching thread alone: waking the others
+/// would cost more than they save.
+inline constexpr std::uint64_t parallel_grid_threads = 2048;
+
+class block_pool {
+ public:
+  using findings = emulation::detail::grid_findings;
+  using runner_type = emulation::detail::grid_runner;
+
+  /// The process's pool (made anew in the child of a fork, which has none of its threads).
+  static block_pool& get() {
+    static const bool registered = [] {
+      ::pthread_atfork(nullptr, nullptr, [] { instance() = nullptr; });
+      return true;
+    }();
+    (void)registered;
+    block_pool*& p = instance();
+    if (p == nullptr) p = new block_pool; // never destroyed: its threads wait until the process ends
+    return *p;
+  }
+
+  /// Runs the grid's blocks on `workers` OS threads, this one among them.
+  findings run(unsigned workers, dim3 grid, dim3 block, std::size_t shared, runner_type::body_fn body, void* arg) {
+    if (emulation::detail::current_runner != nullptr)
+      throw std::logic_error("cuguard emulation: a kernel cannot launch another kernel (no dynamic parallelism)");
+    runner_type::check_configuration(grid, block);
+    std::lock_guard<std::mutex> one_grid(launch_);
+    while (threads_.size() + 1 < workers) {
+      const unsigned index = static_cast<unsigned>(threads_.size()) + 1;
+      threads_.emplace_back([this, index] { serve(index); });
+      threads_.back().detach();
+    }
+    while (results_.size() < workers) results_.push_back(std::make_unique<result>());
+    for (unsigned i = 0; i < workers; ++i) results_[i]->reset(emulated_device_state);
+    grid_ = grid;
+    block_ = block;
+    shared_ = shared;
+    body_ = body;
+    arg_ = arg;
+    blocks_ = std::uint64_t{grid.x} * grid.y * grid.z;
+    next_.store(0);
+    stop_.store(false);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      workers_ = workers;
+      waiting_for_ = workers - 1;
+      ++generation_;
+    }
+    start_.notify_all();
+    work(0);
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      done_.wait(lock, [this] { return waiting_for_ == 0; });
+    }
+    return merge(workers);
+  }
+
+ private:
+  struct result {
+    channel ch;
+    channel_counters counters;
+    device_state state;
+    findings found;
+    std::exception_ptr error;
+    bool trapped;
+    std::uint64_t failed_block; ///< the block that threw or trapped
+
+    void reset(const device_state& launch) {
+      std::memset(static_cast<void*>(&ch), 0, sizeof ch);
+      counters = channel_counters{};
+      state = launch;
+      if (launch.report != nullptr && launch.counters != nullptr) {
+        state.report = &ch;
+        state.counters = &counters;
+      }
+      found = findings{};
+      error = nullptr;
+      trapped = false;
+      failed_block = 0;
+    }
+  };
+
+  static block_pool*& instance() {
+    static block_pool* p = nullptr;
+    return p;
+  }
+
+  std::uint64_t number(uint3 b) const noexcept {
+    return b.x + std::uint64_t{grid_.x} * (b.y + std::uint64_t{grid_.y} * b.z);
+  }
+  std::uint64_t number(const unsigned (&b)[3]) const noexcept { return number(uint3{b[0], b[1], b[2]}); }
+
+  void serve(unsigned index) {
+    std::uint64_t seen = 0;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        start_.wait(lock, [&] { return generation_ != seen; });
+        seen = generation_;
+        if (index >= workers_) continue;
+      }
+      work(index);
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (--waiting_for_ == 0) done_.notify_one();
+    }
+  }
+
+  void work(unsigned index) {
+    result& r = *results_[index];
+    runner_type& runner = emulation::detail::runner_scope::of_this_thread();
+    emulated_worker_state = &r.state;
+    try {
+      emulation::detail::runner_scope scope;
+      scope.runner.run(grid_, block_, shared_, body_, arg_, [this] {
+        if (stop_.load(std::memory_order_relaxed)) return runner_type::no_block;
+        const std::uint64_t b = next_.fetch_add(1, std::memory_order_relaxed);
+        return b < blocks_ ? b : runner_type::no_block;
+      });
+      r.found = findings{scope.runner.problem(), scope.runner.race()};
+    } catch (const emulation::detail::trapped&) {
+      r.trapped = true;
+      r.failed_block = runner.current_block();
+      stop_.store(true);
+    } catch (...) {
+      r.error = std::current_exception();
+      r.failed_block = runner.current_block();
+      stop_.store(true);
+    }
+    emulated_worker_state = nullptr;
+  }
+
+  // The launch's record and counts from every thread's, then the lowest block's findings, or
+  // its exception (rethrown).
+  findings merge(unsigned workers) {
+    const device_state& launch = emulated_device_state;
+    const result* first = nullptr;
+    const result* failed = nullptr;
+    findings out{};
+    std::uint64_t divergent_block = 0, race_block = 0;
+    for (unsigned i = 0; i < workers; ++i) {
+      const result& r = *results_[i];
+      if (launch.counters != nullptr) launch.counters->count += r.counters.count;
+      if (r.counters.claim != 0 && (first == nullptr || number(r.ch.rec.v.block) < number(first->ch.rec.v.block)))
+        first = &r;
+      if ((r.error || r.trapped) && (failed == nullptr || r.failed_block < failed->failed_block)) failed = &r;
+      if (r.found.divergent.found && (!out.divergent.found || number(r.found.divergent.block) < divergent_block)) {
+        out.divergent = r.found.divergent;
+        divergent_block = number(r.found.divergent.block);
+      }
+      if (r.found.race.found && (!out.race.found || number(r.found.race.block) < race_block)) {
+        out.race = r.found.race;
+        race_block = number(r.found.race.block);
+      }
+    }
+    if (first != nullptr && launch.report != nullptr && launch.counters != nullptr && launch.counters->claim == 0) {
+      launch.report->rec = first->ch.rec;
+      launch.report->started = 1;
+      launch.report->ready = 1;
+      launch.counters->claim = 1;
+      launch.counters->ready = 1;
+    }
+    if (failed != nullptr) {
+      if (failed->trapped) throw emulation::detail::trapped{};
+      std::rethrow_exception(failed->error);
+    }
+    return out;
+  }
+
+  std::mutex launch_; ///< one grid at a time
+  std::mutex mutex_;
+  std::condition_variable start_, done_;
+  std::vector<std::thread> threads_;
+  std::vector<std::unique_ptr<result>> results_;
+  std::uint64_t generation_ = 0;
+  unsigned workers_ = 0;
+  unsigned waiting_for_ = 0;
+  dim3 grid_{}, block_{};
+  std::size_t shared_ = 0;
+  runner_type::body_fn body_ = nullptr;
+  void* arg_ = nullptr;
+  std::uint64_t blocks_ = 0;
+  std::atomic<std::uint64_t> next_{0};
+  std::atomic<bool> stop_{false};
+};
+
+/// Runs `body(arg)` as every thread of the grid: on several OS threads where the grid is large
+/// enough and CUGUARD_EMULATION_THREADS allows, on the calling thread otherwise.
+inline emulation::detail::grid_findings run_blocks(dim3 grid, dim3 block, std::size_t shared,
+                                                   emulation::detail::grid_runner::body_fn body, void* arg) {
+  const std::uint64_t blocks = std::uint64_t{grid.x} * grid.y * grid.z;
+  const std::uint64_t threads = blocks * block.x * block.y * block.z;
+  const unsigned wanted = emulation_threads();
+  const unsigned workers = static_cast<unsigned>(blocks < wanted ? blocks : wanted);
+  if (workers <= 1 || threads < parallel_grid_threads) return emulation::detail::run_grid(grid, block, shared, body, arg);
+  return block_pool::get().run(workers, grid, block, shared, body, arg);
+}
+
+} // namespace detail
+CUGUARD_IMPL_END_NAMESPACE
