@@ -65,6 +65,16 @@ extern "C" void cuguard_impl_fiber_switch(void** save_sp, void* load_sp);
 #  define CUGUARD_IMPL_FIBER_SWITCH 0
 #endif
 
+// A thread that has not waited yet runs as a plain call from the scheduler, on the scheduler's
+// stack: a block whose threads never wait runs them as a loop, with no switch. The first wait
+// leaves that stack to the thread, and the scheduler goes on on a fresh one. With the own switch
+// only, and not under AddressSanitizer (whose stack annotations assume one stack per fiber).
+#if CUGUARD_IMPL_FIBER_SWITCH && !defined(__SANITIZE_ADDRESS__)
+#  define CUGUARD_IMPL_DIRECT_THREADS 1
+#else
+#  define CUGUARD_IMPL_DIRECT_THREADS 0
+#endif
+
 #if defined(__SANITIZE_ADDRESS__)
 extern "C" void __sanitizer_start_switch_fiber(void** fake_stack_save, const void* bottom, std::size_t size);
 extern "C" void __sanitizer_finish_switch_fiber(void* fake_stack_save, const void** bottom_old, std::size_t* size_old);
@@ -276,6 +286,19 @@ class grid_runner {
   /// PTX `exit`: ends the calling thread (its stack is dropped, as a GPU drops it); barriers and
   /// warp-wide operations no longer wait for it.
   [[noreturn]] void exit_thread() {
+#if CUGUARD_IMPL_DIRECT_THREADS
+    if (fibers_[current_].on_scheduler_stack) {
+      // Its frames and the scheduler's below them are dropped: a scheduler on a fresh stack goes on.
+      fibers_[current_].st = state::done;
+      leave();
+      const int dropped = scheduler_stack_;
+      void* next = new_scheduler();
+      free_stacks_.push_back(dropped); // taken again only once this stack is left
+      void* discard = nullptr;
+      cuguard_impl_fiber_switch(&discard, next);
+      std::abort(); // unreachable: a dropped stack is never resumed
+    }
+#endif
     finish_current();
     switch_to_main(false);
     std::abort(); // unreachable: an exited fiber is never resumed
@@ -315,6 +338,7 @@ class grid_runner {
 #endif
     state st;
     int stack; ///< the stack it runs on (-1: it has not started)
+    bool on_scheduler_stack; ///< it runs as a call from the scheduler, which has not left its stack
     thread_context ids;
     void* fake_stack;
     barrier_site site; ///< the __syncthreads() it waits at (state::at_barrier)
@@ -326,10 +350,12 @@ class grid_runner {
       lanes_.resize(threads);
       order_.resize(threads);
     }
+    // A stack for every thread that waits, and one for the scheduler (direct threads).
+    const std::size_t stacks = threads + 1;
     const std::size_t slot = stack_size() + page_size(); // one guard page below each stack
-    if (stacks_capacity_ >= threads) return;
+    if (stacks_capacity_ >= stacks) return;
     if (stacks_ != nullptr) ::munmap(stacks_, stacks_bytes_);
-    stacks_bytes_ = slot * threads;
+    stacks_bytes_ = slot * stacks;
     void* p = ::mmap(nullptr, stacks_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) {
       stacks_ = nullptr;
@@ -337,8 +363,8 @@ class grid_runner {
       throw std::bad_alloc();
     }
     stacks_ = static_cast<char*>(p);
-    for (std::size_t t = 0; t < threads; ++t) ::mprotect(stacks_ + t * slot, page_size(), PROT_NONE);
-    stacks_capacity_ = threads;
+    for (std::size_t t = 0; t < stacks; ++t) ::mprotect(stacks_ + t * slot, page_size(), PROT_NONE);
+    stacks_capacity_ = stacks;
   }
 
   static std::size_t page_size() {
@@ -355,7 +381,8 @@ class grid_runner {
   // control words (MXCSR 0x1F80, x87 0x037F: the defaults), six callee-saved registers, and the
   // address its `ret` jumps to (entry, which never returns: the word above it stands in for
   // entry's return address and keeps the stack aligned as a call would).
-  static void make_context(fiber& f, char* stack, std::size_t size) {
+  static void make_context(fiber& f, char* stack, std::size_t size) { f.sp = new_context(stack, size, &grid_runner::entry); }
+  static void* new_context(char* stack, std::size_t size, void (*start)()) {
 #  if defined(__SANITIZE_ADDRESS__)
     // The stack's last fiber may have ended inside frames whose redzones are still poisoned.
     __asan_unpoison_memory_region(stack, size);
@@ -363,10 +390,10 @@ class grid_runner {
     auto top = (reinterpret_cast<std::uintptr_t>(stack) + size) & ~std::uintptr_t{15};
     auto* p = reinterpret_cast<std::uint64_t*>(top);
     *--p = 0;
-    *--p = reinterpret_cast<std::uint64_t>(&grid_runner::entry);
+    *--p = reinterpret_cast<std::uint64_t>(start);
     for (int r = 0; r < 6; ++r) *--p = 0;
     *--p = 0x1F80ull | 0x037Full << 32;
-    f.sp = p;
+    return p;
   }
 #else
   // Out of line: getcontext returns twice, which would clobber the caller's variables.
@@ -390,18 +417,21 @@ class grid_runner {
       fiber& f = fibers_[t];
       f.st = state::ready;
       f.stack = -1;
+      f.on_scheduler_stack = false;
       f.fake_stack = nullptr;
       f.ids = thread_context{uint3{t % block.x, (t / block.x) % block.y, t / (block.x * block.y)}, block_idx, block, grid};
     }
   }
 
+  int take_stack() {
+    if (free_stacks_.empty()) return stacks_started_++;
+    const int s = free_stacks_.back();
+    free_stacks_.pop_back();
+    return s;
+  }
+
   void start(fiber& f) {
-    if (!free_stacks_.empty()) {
-      f.stack = free_stacks_.back();
-      free_stacks_.pop_back();
-    } else {
-      f.stack = stacks_started_++;
-    }
+    f.stack = take_stack();
     make_context(f, stack_of(static_cast<std::size_t>(f.stack)), stack_size());
   }
 
@@ -418,24 +448,108 @@ class grid_runner {
     races_.begin_block(block_idx, static_cast<unsigned>(threads));
     trapped_ = false;
     returned_ = -1;
-    std::uint64_t draw = schedule_.seed ^ (0x9e3779b97f4a7c15ull * (1 + block_idx.x + std::uint64_t{grid.x} *
-                                                                            (block_idx.y + std::uint64_t{grid.y} * block_idx.z)));
+    draw_ = schedule_.seed ^ (0x9e3779b97f4a7c15ull *
+                              (1 + block_idx.x + std::uint64_t{grid.x} * (block_idx.y + std::uint64_t{grid.y} * block_idx.z)));
+    threads_ = static_cast<unsigned>(threads);
+    order_threads(threads, draw_);
+    pass_at_ = 0;
+    pass_ran_ = false;
+#if CUGUARD_IMPL_DIRECT_THREADS
+    void* first = new_scheduler();
+    cuguard_impl_fiber_switch(&os_sp_, first); // back when the block is done, or stopped
+#else
+    run_passes();
+#endif
+    if (trapped_) throw trapped{};
+    if (error_) std::rethrow_exception(error_);
+  }
+
+  // The block's passes: each runs, in the schedule's order, every thread that is ready, until
+  // one waits or returns; a pass in which none was ready opens the barriers. Its state is the
+  // runner's (pass_at_, pass_ran_, draw_), so that a scheduler on a fresh stack goes on where the
+  // last one left off. Returns when every thread finished, or one trapped or threw.
+  void run_passes() {
     for (;;) {
-      bool ran = false;
-      order_threads(threads, draw);
-      for (unsigned i = 0; i < threads; ++i) {
-        const unsigned t = order_[i];
-        if (fibers_[t].st != state::ready) continue;
-        ran = true;
-        resume(t);
-        if (trapped_) throw trapped{};
-        if (error_) std::rethrow_exception(error_);
+      if (trapped_ || error_) return;
+      if (pass_at_ == threads_) {
+        if (!pass_ran_) {
+          bool released = false;
+          try {
+            released = release_barriers(threads_);
+          } catch (...) {
+            error_ = std::current_exception();
+            return;
+          }
+          if (!released) return; // every thread finished
+        }
+        pass_ran_ = false;
+        order_threads(threads_, draw_);
+        pass_at_ = 0;
+        continue;
       }
-      if (ran) continue;
-      if (release_barriers(threads)) continue;
-      break; // every thread finished
+      const unsigned t = order_[pass_at_++];
+      if (fibers_[t].st != state::ready) continue;
+      pass_ran_ = true;
+#if CUGUARD_IMPL_DIRECT_THREADS
+      if (fibers_[t].stack < 0) {
+        run_direct(t);
+        continue;
+      }
+#endif
+      resume(t);
     }
   }
+
+#if CUGUARD_IMPL_DIRECT_THREADS
+  // A scheduler on a fresh stack (scheduler_stack_): its context, to switch to.
+  void* new_scheduler() {
+    scheduler_stack_ = take_stack();
+    return new_context(stack_of(static_cast<std::size_t>(scheduler_stack_)), stack_size(), &grid_runner::scheduler_entry);
+  }
+  static void scheduler_entry();
+
+  // Thread t, not started, as a call on the scheduler's stack.
+  __attribute__((noinline)) void run_direct(unsigned t) {
+    fiber& f = fibers_[t];
+    f.stack = scheduler_stack_;
+    f.on_scheduler_stack = true;
+    enter(t);
+    try {
+      body_(arg_);
+    } catch (...) {
+      error_ = std::current_exception();
+    }
+    returned(t);
+    f.st = state::done;
+    leave();
+    if (!f.on_scheduler_stack) {
+      // The scheduler left this stack when t waited, and resumed t since: the stack is free
+      // once this thread switched to the scheduler for the last time.
+      free_stacks_.push_back(f.stack);
+      void* discard = nullptr;
+      cuguard_impl_fiber_switch(&discard, main_sp_);
+      std::abort(); // unreachable
+    }
+  }
+
+  // The running thread waits and runs on the scheduler's stack: the stack becomes the thread's,
+  // and a scheduler on a fresh stack goes on. Returns when the thread is resumed.
+  __attribute__((noinline)) void leave_scheduler_stack(fiber& f) {
+    f.on_scheduler_stack = false;
+    leave();
+    void* next = new_scheduler();
+    cuguard_impl_fiber_switch(&f.sp, next);
+  }
+#endif
+
+  // The running thread t stops running: what it wrote is known (the race detector), and the
+  // scheduler runs outside any thread.
+  inline void leave();
+  // Thread t returned from the kernel: the lowest such thread since the barrier, whatever the schedule.
+  void returned(unsigned t) {
+    if (returned_ < 0 || t < static_cast<unsigned>(returned_)) returned_ = static_cast<int>(t);
+  }
+  inline void enter(unsigned t);
 
   // The order of the next pass over the block's threads (order_), as the schedule says.
   void order_threads(std::size_t threads, std::uint64_t& draw) {
@@ -512,7 +626,11 @@ class grid_runner {
   }
 
   void wait(state s) {
-    fibers_[current_].st = s;
+    fiber& f = fibers_[current_];
+    f.st = s;
+#if CUGUARD_IMPL_DIRECT_THREADS
+    if (f.on_scheduler_stack) return leave_scheduler_stack(f);
+#endif
     switch_to_main(true);
   }
 
@@ -567,6 +685,12 @@ class grid_runner {
   void* arg_ = nullptr;
   std::exception_ptr error_;
   int returned_ = -1; ///< a thread that returned from the kernel since the block's last barrier (-1: none)
+  unsigned threads_ = 0;     ///< threads of the running block
+  unsigned pass_at_ = 0;     ///< the next position of this pass in order_
+  bool pass_ran_ = false;    ///< a thread ran in this pass
+  std::uint64_t draw_ = 0;   ///< the random schedule's state
+  int scheduler_stack_ = -1; ///< the stack the scheduler runs on (direct threads)
+  void* os_sp_ = nullptr;    ///< run_block's stack pointer while the block runs (direct threads)
   barrier_problem problem_{};
   race_detector races_;
   std::vector<std::pair<std::uintptr_t, std::size_t>> tls_; ///< thread_local storage: address, bytes
@@ -580,15 +704,34 @@ class grid_runner {
 inline thread_local grid_runner* current_runner = nullptr;
 inline thread_local const thread_context* current_thread = nullptr;
 
-__attribute__((noinline)) inline void grid_runner::resume(unsigned t) {
+inline void grid_runner::enter(unsigned t) {
   current_ = t;
-  if (fibers_[t].stack < 0) start(fibers_[t]);
   const thread_context& ids = fibers_[t].ids;
   current_thread = &ids;
   ::threadIdx = ids.thread_idx;
   ::blockIdx = ids.block_idx;
   ::blockDim = ids.block_dim;
   ::gridDim = ids.grid_dim;
+}
+
+inline void grid_runner::leave() {
+  races_.end_segment(current_);
+  current_thread = nullptr;
+}
+
+#if CUGUARD_IMPL_DIRECT_THREADS
+inline void grid_runner::scheduler_entry() {
+  grid_runner* self = current_runner;
+  self->run_passes();
+  void* discard = nullptr;
+  cuguard_impl_fiber_switch(&discard, self->os_sp_); // the block is done: back to run_block
+  std::abort();                                       // unreachable
+}
+#endif
+
+__attribute__((noinline)) inline void grid_runner::resume(unsigned t) {
+  if (fibers_[t].stack < 0) start(fibers_[t]);
+  enter(t);
 #if defined(__SANITIZE_ADDRESS__)
   __sanitizer_start_switch_fiber(&main_fake_stack_, stack_of(static_cast<std::size_t>(fibers_[t].stack)), stack_size());
 #endif
@@ -645,8 +788,7 @@ inline void grid_runner::entry() {
   }
   // Returned from the kernel (a thread stopped at a violation ends in exit_thread instead); the
   // lowest such thread, whatever the schedule.
-  if (self->returned_ < 0 || self->current_ < static_cast<unsigned>(self->returned_))
-    self->returned_ = static_cast<int>(self->current_);
+  self->returned(self->current_);
   self->finish_current();
   self->switch_to_main(false);
 }
