@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Emulation scheduler: the threads of a block run as fibers on one OS thread, deterministically.
+// Emulation scheduler: the threads of a block run on one OS thread, one at a time, deterministically.
 #pragma once
 
 #include <cuguard/config.hpp>
@@ -164,12 +164,13 @@ struct grid_findings {
   shared_race race;
 };
 
-/// Runs a grid: blocks one after another (x fastest, then y, then z); inside a block every
-/// thread is a fiber, resumed round-robin in the order of the schedule
-/// (thread order unless CUGUARD_EMULATION_SCHEDULE says otherwise). A fiber runs
-/// until it finishes or waits at __syncthreads() or a warp-wide operation; a barrier opens
-/// when every thread of the block (or warp) that has not exited waits at it. Everything runs
-/// on the calling OS thread, so `__shared__` (thread_local) storage is shared by the block.
+/// Runs the blocks of a grid one after another (x fastest, then y, then z, or those a block
+/// source hands out); inside a block the threads run round-robin in the order of the schedule
+/// (thread order unless CUGUARD_EMULATION_SCHEDULE says otherwise), each until it finishes or
+/// waits at __syncthreads() or a warp-wide operation: a plain call until its first wait, a fiber
+/// from then on (CUGUARD_IMPL_DIRECT_THREADS; otherwise a fiber from the start). A barrier opens
+/// when every thread of the block (or warp) that has not exited waits at it. A block runs on
+/// one OS thread, so `__shared__` (thread_local) storage is shared by the block.
 class grid_runner {
  public:
   using body_fn = void (*)(void*);
