@@ -188,3 +188,30 @@ TEST_CASE("a 3-D grid of 3-D blocks gives every thread its own ids") {
   std::iota(expected.begin(), expected.end(), 0);
   CHECK(h == expected);
 }
+
+#if CUGUARD_IMPL_EMULATION
+#  include <cfenv>
+#  include <cmath>
+namespace device_tests {
+// Thread 0 changes the rounding mode and returns; thread 1 rounds 0.5 to an integer in the
+// current mode (to nearest, even: 0; upward: 1). On a GPU rounding is per instruction; under
+// emulation every thread starts from the default mode, whatever the thread before it left.
+__global__ void rounding_leak(cuguard::checked_view<float, 1> out, float half) {
+  if (threadIdx.x == 0) {
+    std::fesetround(FE_UPWARD);
+    return;
+  }
+  volatile float x = half;
+  out(threadIdx.x) = std::nearbyint(static_cast<float>(x));
+}
+} // namespace device_tests
+
+TEST_CASE("every emulated thread starts from the default floating-point modes") {
+  cuguard::device_buffer<float> out(2, "out");
+  out.fill_bytes(0xff);
+  cuguard::launch(device_tests::rounding_leak, 1, 2, out.view(), 0.5f);
+  cuguard::check();
+  CHECK(std::fegetround() == FE_TONEAREST);
+  CHECK(out.to_host()[1] == 0.0f);
+}
+#endif

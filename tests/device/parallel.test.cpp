@@ -33,6 +33,18 @@ __global__ void late_blocks_race(cuguard::checked_view<int, 1> out, int first_ra
   out(static_cast<int>(blockIdx.x) * 64 + t) = tile(63 - t);
 }
 
+// Block 0 throws before any other of its threads runs; every later block reads out of bounds.
+__global__ void first_block_throws(cuguard::checked_view<const int, 1> in, cuguard::checked_view<int, 1> out) {
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    // Long enough for the other OS threads to run every later block first.
+    for (volatile int spin = 0; spin < 20000000; spin = spin + 1) {
+    }
+    throw std::runtime_error("block 0 gave up");
+  }
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  out(i) = in(blockIdx.x > 0 ? in.extent(0) : i);
+}
+
 /// Runs `f` with grids on `threads` OS threads.
 template <class F>
 void on_threads(unsigned threads, F f) {
@@ -104,6 +116,26 @@ TEST_CASE("on several OS threads the race reported is the lowest racing block's"
     for (int t = 0; t < 64; ++t) CHECK(got[static_cast<std::size_t>(b * 64 + t)] == 63 - t + b);
 }
 #  endif
+
+TEST_CASE("a block that throws ends the grid's report as it does one block after another") {
+  const int blocks = 64, n = blocks * 64;
+  cuguard::device_buffer<int> in(n, "in"), out(n, "out");
+  in.fill_bytes(0);
+  for (unsigned threads : {1u, 2u, 4u}) {
+    CAPTURE(threads);
+    parallel_tests::on_threads(threads, [&] {
+      std::string error;
+      try {
+        cuguard::launch(parallel_tests::first_block_throws, blocks, 64, in.view(), out.view());
+      } catch (const cuguard::cuda_error& e) {
+        error = e.what();
+      }
+      CHECK(error.find("block 0 gave up") != std::string::npos);
+      // The blocks after block 0 would not have run: what they recorded is not reported.
+      CHECK(!device_test_support::checked().thrown);
+    });
+  }
+}
 
 TEST_CASE("a CUGUARD_EMULATION_THREADS that cannot be read is refused with what it expects") {
   for (const char* bad : {"0", "-2", "two", "3x", "100000"}) {

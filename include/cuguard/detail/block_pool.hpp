@@ -6,7 +6,8 @@
 // lowest block with a violation. When the grid is done the record of the lowest block among them
 // goes to the launch's channel and every count is added, which is what running the blocks one
 // after another records. The scheduler's findings (divergent barriers, races) and a kernel that
-// throws or traps are taken the same way: the lowest block's.
+// throws or traps are taken the same way: the lowest block's. Where a block threw or trapped,
+// what blocks after it recorded and counted is dropped, as they would not have run.
 #pragma once
 
 #include <cuguard/config.hpp>
@@ -27,6 +28,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
@@ -120,6 +122,8 @@ class block_pool {
     std::exception_ptr error;
     bool trapped;
     std::uint64_t failed_block; ///< the block that threw or trapped
+    /// The blocks this thread took, in order, each with the count of violations before it.
+    std::vector<std::pair<std::uint64_t, unsigned long long>> starts;
 
     void reset(const device_state& launch) {
       std::memset(static_cast<void*>(&ch), 0, sizeof ch);
@@ -133,6 +137,14 @@ class block_pool {
       error = nullptr;
       trapped = false;
       failed_block = 0;
+      starts.clear();
+    }
+
+    /// Its violations in the blocks up to `last`.
+    unsigned long long count_up_to(std::uint64_t last) const noexcept {
+      for (const auto& s : starts)
+        if (s.first > last) return s.second;
+      return counters.count;
     }
   };
 
@@ -167,10 +179,12 @@ class block_pool {
     emulated_worker_state = &r.state;
     try {
       emulation::detail::runner_scope scope;
-      scope.runner.run(grid_, block_, shared_, body_, arg_, [this] {
+      scope.runner.run(grid_, block_, shared_, body_, arg_, [this, &r] {
         if (stop_.load(std::memory_order_relaxed)) return runner_type::no_block;
         const std::uint64_t b = next_.fetch_add(1, std::memory_order_relaxed);
-        return b < blocks_ ? b : runner_type::no_block;
+        if (b >= blocks_) return runner_type::no_block;
+        r.starts.emplace_back(b, r.counters.count);
+        return b;
       });
       r.found = findings{scope.runner.problem(), scope.runner.race()};
     } catch (const emulation::detail::trapped&) {
@@ -191,14 +205,18 @@ class block_pool {
     const device_state& launch = emulated_device_state;
     const result* first = nullptr;
     const result* failed = nullptr;
+    for (unsigned i = 0; i < workers; ++i) {
+      const result& r = *results_[i];
+      if ((r.error || r.trapped) && (failed == nullptr || r.failed_block < failed->failed_block)) failed = &r;
+    }
+    const std::uint64_t last = failed != nullptr ? failed->failed_block : blocks_;
     findings out{};
     std::uint64_t divergent_block = 0, race_block = 0;
     for (unsigned i = 0; i < workers; ++i) {
       const result& r = *results_[i];
-      if (launch.counters != nullptr) launch.counters->count += r.counters.count;
-      if (r.counters.claim != 0 && (first == nullptr || number(r.ch.rec.v.block) < number(first->ch.rec.v.block)))
-        first = &r;
-      if ((r.error || r.trapped) && (failed == nullptr || r.failed_block < failed->failed_block)) failed = &r;
+      if (launch.counters != nullptr) launch.counters->count += r.count_up_to(last);
+      const std::uint64_t at = number(r.ch.rec.v.block);
+      if (r.counters.claim != 0 && at <= last && (first == nullptr || at < number(first->ch.rec.v.block))) first = &r;
       if (r.found.divergent.found && (!out.divergent.found || number(r.found.divergent.block) < divergent_block)) {
         out.divergent = r.found.divergent;
         divergent_block = number(r.found.divergent.block);

@@ -19,7 +19,7 @@ template <class View, std::size_t Rank>
 __attribute__((noinline)) void note_shared_access(const View& view, operation op, int width, const std::int64_t (&idx)[Rank],
                                               const cuda::std::source_location& where, const void* element) {
   using element_type = typename View::element_type;
-  emulation::detail::runner().races().access(
+  emulation::detail::runner().note_shared(
       const_cast<void*>(static_cast<const volatile void*>(element)), sizeof(element_type), width == 0 ? 1 : width,
       [&](emulation::detail::shared_access& a) {
         a.label = view.label();

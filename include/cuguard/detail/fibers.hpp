@@ -218,6 +218,7 @@ class grid_runner {
     schedule_ = active_schedule();
     const std::size_t threads = std::size_t{block.x} * block.y * block.z;
     reserve(threads);
+    ++launch_count_;
     protect_runtime();
     races_.begin_grid(dynamic_shared_.data(), dynamic_shared_.size());
     dynamic_shared_.assign(dynamic_shared, 0);
@@ -320,14 +321,26 @@ class grid_runner {
     const auto a = reinterpret_cast<std::uintptr_t>(p);
     const auto d = reinterpret_cast<std::uintptr_t>(dynamic_shared_.data());
     if (!dynamic_shared_.empty() && a >= d && a < d + dynamic_shared_.size()) return true;
-    if (in_thread_storage(a)) return true;
-    if (tls_block_ == block_count_) return false;
-    find_thread_storage(); // a module loaded since (its storage is made at its first use)
-    return in_thread_storage(a);
+    if (in_thread_storage(a, 1)) return true;
+    if (tls_launch_ == launch_count_) return false;
+    find_thread_storage(); // once a launch: a module loaded since (its storage is made at its first use)
+    return in_thread_storage(a, 1);
   }
 
   /// The race detector of the running block.
   race_detector& races() noexcept { return races_; }
+
+  /// An access of `count` elements of `bytes` each from `p` through a view of shared memory, by
+  /// the running thread: for the race detector, which follows only elements that lie in shared
+  /// memory whole. `describe` as race_detector::access takes it.
+  template <class Describe>
+  void note_shared(void* p, std::size_t bytes, int count, const Describe& describe) {
+    races_.access(p, bytes, count, describe, [this](std::uintptr_t a, std::size_t n) {
+      const auto d = reinterpret_cast<std::uintptr_t>(dynamic_shared_.data());
+      const std::size_t size = dynamic_shared_.size();
+      return (a >= d && n <= size && a - d <= size - n) || in_thread_storage(a, n);
+    });
+  }
 
  private:
   enum class state { ready, at_barrier, at_warp_barrier, done };
@@ -445,7 +458,6 @@ class grid_runner {
 
   void run_block(dim3 grid, dim3 block, uint3 block_idx, std::size_t threads) {
     prepare(grid, block, block_idx, threads);
-    ++block_count_;
     races_.begin_block(block_idx, static_cast<unsigned>(threads));
     trapped_ = false;
     returned_ = -1;
@@ -523,7 +535,18 @@ class grid_runner {
     returned(t);
     f.st = state::done;
     leave();
-    if (!f.on_scheduler_stack) {
+    if (f.on_scheduler_stack) {
+      // As every fiber starts from the default floating-point modes, so does every direct
+      // thread: a thread that changed the rounding or flush-to-zero mode passes it on to none.
+      unsigned mxcsr;
+      unsigned short x87;
+      asm volatile("stmxcsr %0\n\tfnstcw %1" : "=m"(mxcsr), "=m"(x87));
+      if ((mxcsr & 0xFFC0u) != 0x1F80u || x87 != 0x037F) {
+        mxcsr = 0x1F80u | (mxcsr & 0x3Fu);
+        x87 = 0x037F;
+        asm volatile("ldmxcsr %0\n\tfldcw %1" : : "m"(mxcsr), "m"(x87));
+      }
+    } else {
       // The scheduler left this stack when t waited, and resumed t since: the stack is free
       // once this thread switched to the scheduler for the last time.
       free_stacks_.push_back(f.stack);
@@ -635,7 +658,7 @@ class grid_runner {
     switch_to_main(true);
   }
 
-  // The thread_local storage of this OS thread, module by module (tls_), as of block tls_block_.
+  // The thread_local storage of this OS thread, module by module (tls_), as of grid tls_launch_.
   void find_thread_storage() {
     tls_.clear();
     ::dl_iterate_phdr(
@@ -649,11 +672,12 @@ class grid_runner {
           return 0;
         },
         &tls_);
-    tls_block_ = block_count_;
+    tls_launch_ = launch_count_;
   }
-  bool in_thread_storage(std::uintptr_t a) const noexcept {
+  // True if [a, a + n) lies in the thread_local storage of one module.
+  bool in_thread_storage(std::uintptr_t a, std::size_t n) const noexcept {
     for (const auto& r : tls_)
-      if (a >= r.first && a - r.first < r.second) return true;
+      if (a >= r.first && n <= r.second && a - r.first <= r.second - n) return true;
     return false;
   }
   void protect_runtime(); // the scheduler's thread_local state is no kernel's shared memory
@@ -695,9 +719,9 @@ class grid_runner {
   barrier_problem problem_{};
   race_detector races_;
   std::vector<std::pair<std::uintptr_t, std::size_t>> tls_; ///< thread_local storage: address, bytes
-  std::uint64_t block_count_ = 0; ///< blocks this runner began
   std::uint64_t current_block_ = 0;
-  std::uint64_t tls_block_ = 0;   ///< the block tls_ was found in (0: never)
+  std::uint64_t launch_count_ = 0; ///< grids this runner began
+  std::uint64_t tls_launch_ = 0;   ///< the grid tls_ was found in (0: never)
   bool protected_ = false;
 };
 

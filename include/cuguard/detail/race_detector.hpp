@@ -10,8 +10,10 @@
 // since both, and for two lanes of one warp no __syncwarp() (or warp-wide operation) either.
 // An element changed only by atomics races with nothing. A store that leaves the element's
 // bytes as they were is not seen as a write; so that a block's stores show even when they store
-// what an earlier block (or launch) left there, the elements views reached before are filled
-// with 0xCD bytes at the start of each block, as a GPU leaves shared memory undefined there.
+// what an earlier block (or launch) left there, the elements that views stored to in this launch
+// or the last one are filled with 0xCD bytes at the start of each block, as a GPU leaves shared
+// memory undefined there. Elements are told apart by address: views of one array with element
+// types of other sizes are not held against each other.
 #pragma once
 
 #include <cuguard/config.hpp>
@@ -68,19 +70,29 @@ struct shared_race {
 
 class race_detector {
  public:
-  /// A new launch: the elements of the old dynamic shared memory [begin, end) are no longer
-  /// shared memory (the buffer may move), and no race is found yet.
+  /// A new launch: no race is found yet; what the last launch stored is filled with the pattern
+  /// at each block start of this one too; the elements of the old dynamic shared memory
+  /// [old_dynamic, + old_bytes) are no longer shared memory (the buffer may move).
   void begin_grid(const unsigned char* old_dynamic, std::size_t old_bytes) {
     race_ = shared_race{};
-    if (old_bytes == 0 || known_.empty()) return;
+    ++launch_;
     const auto begin = reinterpret_cast<std::uintptr_t>(old_dynamic), end = begin + old_bytes;
-    std::vector<element> kept;
-    for (const element& e : known_)
-      if (e.addr < begin || e.addr >= end) kept.push_back(e);
-    if (kept.size() == known_.size()) return;
-    known_.clear();
-    std::fill(table_.begin(), table_.end(), cell{});
-    for (const element& e : kept) insert(e.addr, e.bytes);
+    const auto outside = [&](std::uintptr_t addr, std::size_t bytes) {
+      return old_bytes == 0 || addr + bytes <= begin || addr >= end;
+    };
+    fill_before_.clear();
+    for (const element& e : fill_now_)
+      if (outside(e.addr, e.bytes)) fill_before_.push_back(e);
+    fill_now_.clear();
+    if (old_bytes == 0) return;
+    bool any = false;
+    for (const cell& c : table_) any = any || (c.addr != 0 && !outside(c.addr, c.bytes));
+    if (!any) return;
+    std::vector<cell> old(table_.size());
+    old.swap(table_);
+    count_ = 0;
+    for (const cell& c : old)
+      if (c.addr != 0 && outside(c.addr, c.bytes)) table_[insert(c.addr, c.bytes)].written_launch = c.written_launch;
   }
 
   /// Memory that is never shared memory of a kernel (the scheduler's own thread_local state):
@@ -89,33 +101,35 @@ class race_detector {
     protected_.push_back(element{reinterpret_cast<std::uintptr_t>(p), bytes});
   }
 
-  /// A new block (`block`, of `threads` threads): nothing of it has run. The elements views
-  /// reached before are filled with 0xCD bytes.
+  /// A new block (`block`, of `threads` threads): nothing of it has run. The elements that views
+  /// stored to in this launch or the last one are filled with 0xCD bytes.
   void begin_block(uint3 block, unsigned threads) {
-    ++epoch_;
+    new_epoch();
     block_ = block;
     log_.clear();
     bytes_.clear();
     warp_epochs_.assign((threads + 31) / 32, 0);
-    for (const element& e : known_) std::memset(reinterpret_cast<void*>(e.addr), 0xCD, e.bytes);
+    for (const element& e : fill_before_) std::memset(reinterpret_cast<void*>(e.addr), 0xCD, e.bytes);
+    for (const element& e : fill_now_) std::memset(reinterpret_cast<void*>(e.addr), 0xCD, e.bytes);
   }
 
   /// Every live thread of the block passed a __syncthreads(): what came before is ordered.
-  void block_barrier() noexcept { ++epoch_; }
+  void block_barrier() noexcept { new_epoch(); }
   /// The lanes of warp `w` passed a warp barrier together.
   void warp_barrier(unsigned w) noexcept { ++warp_epochs_[w]; }
 
   /// The running thread accesses `count` elements of `bytes` each from `p` (a vector access
   /// counts its elements one by one). `describe(a)` fills in the access, as a report would name
   /// it, where it is kept (the first access of an element in a segment; the index it gives is the
-  /// first element's).
-  template <class Describe>
-  void access(void* p, std::size_t bytes, int count, const Describe& describe) {
+  /// first element's). An element is watched only where `admit(address, bytes)` says it lies in
+  /// shared memory whole: an oversized view is not followed past it.
+  template <class Describe, class Admit>
+  void access(void* p, std::size_t bytes, int count, const Describe& describe, const Admit& admit) {
     for (int k = 0; k < count; ++k) {
       const std::uintptr_t addr = reinterpret_cast<std::uintptr_t>(p) + static_cast<std::size_t>(k) * bytes;
       std::size_t i = lookup(addr);
       if (i == npos) {
-        if (is_protected(addr, bytes)) continue;
+        if (!admit(addr, bytes) || is_protected(addr, bytes)) continue;
         i = insert(addr, bytes);
       }
       cell& c = table_[i];
@@ -131,12 +145,21 @@ class race_detector {
     }
   }
 
-  /// The running thread runs an atomic operation on `p`: if a view reached it in this segment, the
-  /// change is the atomic's (atomics race with nothing).
+  /// The running thread runs an atomic operation on `p`: if a view reached the element that
+  /// holds `p` in this segment, the change is the atomic's (atomics race with nothing).
   void atomic(const void* p) noexcept {
     if (log_.empty()) return;
-    const std::size_t i = lookup(reinterpret_cast<std::uintptr_t>(p));
-    if (i != npos && table_[i].logged == segment_ + 1) log_[table_[i].log].atomic = true;
+    const auto a = reinterpret_cast<std::uintptr_t>(p);
+    const std::size_t i = lookup(a);
+    if (i != npos && table_[i].logged == segment_ + 1) {
+      log_[table_[i].log].atomic = true;
+      return;
+    }
+    for (logged_access& l : log_) // a member of an element, or a part of a vector
+      if (a >= l.addr && a - l.addr < l.bytes) {
+        l.atomic = true;
+        return;
+      }
   }
 
   /// The running thread `t` stops running (it waits, or returned): what it wrote is known now.
@@ -148,32 +171,28 @@ class race_detector {
       cell& c = table_[lookup(l.addr)];
       if (c.epoch != epoch_) { // nothing of this element since the last barrier
         c.epoch = epoch_;
-        c.writer = c.readers[0] = c.readers[1] = -1;
+        c.writer = -1;
+        c.readers = -1;
       }
       if (l.atomic) continue;
       const bool wrote = std::memcmp(bytes_.data() + l.snapshot, reinterpret_cast<const void*>(l.addr), l.bytes) != 0;
       if (c.writer >= 0 && !ordered(c.writer, c.writer_warp_epoch, t))
         found(t, wrote ? race_order::write_after_write : race_order::read_after_write, l, c.writer, c.writer_site);
       if (wrote) {
-        for (int r = 0; r < 2; ++r)
-          if (c.readers[r] >= 0 && !ordered(c.readers[r], c.reader_warp_epochs[r], t))
-            found(t, race_order::write_after_read, l, c.readers[r], c.reader_sites[r]);
+        for (int r = c.readers; r >= 0 && !race_.found; r = readers_[static_cast<std::size_t>(r)].next) {
+          const reader& e = readers_[static_cast<std::size_t>(r)];
+          if (!ordered(e.thread, e.warp_epoch, t)) found(t, race_order::write_after_read, l, e.thread, e.site);
+        }
         c.writer = static_cast<int>(t);
         c.writer_warp_epoch = my_warp_epoch;
         c.writer_site = l.access.site;
+        if (c.written_launch != launch_) {
+          c.written_launch = launch_;
+          fill_now_.push_back(element{l.addr, l.bytes});
+        }
       } else {
-        // Two readers are kept: one of them is not the next writer. A reader ordered before
-        // this one (its lane, before a warp barrier) gives its place up.
-        int r = 0;
-        if (c.readers[0] >= 0 && c.readers[0] != static_cast<int>(t) &&
-            !ordered(c.readers[0], c.reader_warp_epochs[0], t))
-          r = 1;
-        if (r == 1 && c.readers[1] >= 0 && c.readers[1] != static_cast<int>(t) &&
-            !ordered(c.readers[1], c.reader_warp_epochs[1], t))
-          continue;
-        c.readers[r] = static_cast<int>(t);
-        c.reader_warp_epochs[r] = my_warp_epoch;
-        c.reader_sites[r] = l.access.site;
+        readers_.push_back(reader{static_cast<int>(t), my_warp_epoch, l.access.site, c.readers});
+        c.readers = static_cast<int>(readers_.size() - 1);
       }
     }
     log_.clear();
@@ -186,16 +205,23 @@ class race_detector {
  private:
   static constexpr std::size_t npos = ~std::size_t{0};
   struct cell {
-    std::uintptr_t addr = 0;       ///< 0: empty
-    std::uint64_t epoch = 0;       ///< the block epoch its accesses belong to
-    std::uint64_t logged = 0;      ///< segment + 1 in which it was logged last
-    std::size_t log = 0;           ///< its entry in log_ (when logged in this segment)
-    int writer = -1;
+    std::uintptr_t addr = 0;         ///< 0: empty
+    std::size_t bytes = 0;
+    std::uint64_t epoch = 0;         ///< the block epoch its writer and readers belong to
+    std::uint64_t logged = 0;        ///< segment + 1 in which it was logged last
+    std::uint64_t written_launch = 0;///< the launch a view last stored to it in
+    std::size_t log = 0;             ///< its entry in log_ (when logged in this segment)
+    int writer = -1;                 ///< the last thread that stored to it (-1: none)
     std::uint32_t writer_warp_epoch = 0;
     source_site writer_site{};
-    int readers[2] = {-1, -1};
-    std::uint32_t reader_warp_epochs[2] = {0, 0};
-    source_site reader_sites[2]{};
+    int readers = -1;                ///< its last reader in readers_ (-1: none), the others chained
+  };
+  /// A read of an element since the last barrier (every one is kept until the next barrier).
+  struct reader {
+    int thread;
+    std::uint32_t warp_epoch;
+    source_site site;
+    int next; ///< the reader before (-1: none)
   };
   struct element {
     std::uintptr_t addr;
@@ -208,6 +234,11 @@ class race_detector {
     bool atomic;
     shared_access access;
   };
+
+  void new_epoch() noexcept {
+    ++epoch_;
+    readers_.clear();
+  }
 
   /// True if an access of thread `a` (in its warp's epoch `e`) comes before thread `b`'s.
   bool ordered(int a, std::uint32_t e, unsigned b) const noexcept {
@@ -244,12 +275,13 @@ class race_detector {
     }
   }
   std::size_t insert(std::uintptr_t addr, std::size_t bytes) {
-    if ((known_.size() + 1) * 2 > table_.size()) grow();
+    if ((count_ + 1) * 2 > table_.size()) grow();
     const std::size_t mask = table_.size() - 1;
     std::size_t i = hash(addr, mask);
     while (table_[i].addr != 0) i = (i + 1) & mask;
     table_[i].addr = addr;
-    known_.push_back(element{addr, bytes});
+    table_[i].bytes = bytes;
+    ++count_;
     return i;
   }
   void grow() {
@@ -264,14 +296,18 @@ class race_detector {
     }
   }
 
-  std::vector<cell> table_;     ///< every element views reached, by address (open addressing)
-  std::vector<element> known_;  ///< the same elements, in the order they were first reached
+  std::vector<cell> table_;           ///< every element views reached, by address (open addressing)
+  std::size_t count_ = 0;             ///< elements in table_
+  std::vector<reader> readers_;       ///< the reads since the last barrier
   std::vector<logged_access> log_;    ///< the running segment's first access of each element
   std::vector<unsigned char> bytes_;  ///< their bytes at that access
+  std::vector<element> fill_now_;     ///< the elements views stored to in this launch
+  std::vector<element> fill_before_;  ///< and in the launch before
   std::vector<std::uint32_t> warp_epochs_;
+  std::vector<element> protected_;
   std::uint64_t epoch_ = 0;
   std::uint64_t segment_ = 0;
-  std::vector<element> protected_;
+  std::uint64_t launch_ = 0;
   uint3 block_{};
   shared_race race_{};
 };
