@@ -319,9 +319,7 @@ class grid_runner {
   /// the thread_local storage of this OS thread, where `__shared__` variables live.
   bool is_shared(const void* p) {
     const auto a = reinterpret_cast<std::uintptr_t>(p);
-    const auto d = reinterpret_cast<std::uintptr_t>(dynamic_shared_.data());
-    if (!dynamic_shared_.empty() && a >= d && a < d + dynamic_shared_.size()) return true;
-    if (in_thread_storage(a, 1)) return true;
+    if (holds_shared(a, 1)) return true;
     if (tls_launch_ == launch_count_) return false;
     find_thread_storage(); // once a launch: a module loaded since (its storage is made at its first use)
     return in_thread_storage(a, 1);
@@ -335,11 +333,7 @@ class grid_runner {
   /// memory whole. `describe` as race_detector::access takes it.
   template <class Describe>
   void note_shared(void* p, std::size_t bytes, int count, const Describe& describe) {
-    races_.access(p, bytes, count, describe, [this](std::uintptr_t a, std::size_t n) {
-      const auto d = reinterpret_cast<std::uintptr_t>(dynamic_shared_.data());
-      const std::size_t size = dynamic_shared_.size();
-      return (a >= d && n <= size && a - d <= size - n) || in_thread_storage(a, n);
-    });
+    races_.access(p, bytes, count, describe, [this](std::uintptr_t a, std::size_t n) { return holds_shared(a, n); });
   }
 
  private:
@@ -673,6 +667,12 @@ class grid_runner {
         },
         &tls_);
     tls_launch_ = launch_count_;
+  }
+  // True if [a, a + n) lies in the dynamic shared memory or in the thread_local storage found so far.
+  bool holds_shared(std::uintptr_t a, std::size_t n) const noexcept {
+    const auto d = reinterpret_cast<std::uintptr_t>(dynamic_shared_.data());
+    const std::size_t size = dynamic_shared_.size();
+    return (a >= d && n <= size && a - d <= size - n) || in_thread_storage(a, n);
   }
   // True if [a, a + n) lies in the thread_local storage of one module.
   bool in_thread_storage(std::uintptr_t a, std::size_t n) const noexcept {
