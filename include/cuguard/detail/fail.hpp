@@ -95,10 +95,53 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE auto view_then(const View& view, co
   };
 }
 
+/// What a record says of a view (view_field's fields), gathered by value: host code writes it
+/// with one function for every view type. Host code is compiled at nvcc's default -O0, where
+/// each view type's own copy of the record writing would be compiled in every translation unit.
+struct view_facts {
+  label_ref label;
+  const char* type;
+  bool type_const;
+  int rank;
+  memory_space space;
+  int device;
+  std::int64_t extent[violation::max_rank];
+  std::int64_t stride[violation::max_rank];
+};
+
+/// The facts of `view` (host code).
+template <class View>
+view_facts facts_of(const View& view) {
+  using element = typename View::element_type;
+  view_facts f{view.label_ref(), type_name<std::remove_cv_t<element>>::value, std::is_const<element>::value,
+               static_cast<int>(View::rank()), view.space(), view.device(), {}, {}};
+  for (std::size_t i = 0; i < View::rank(); ++i) {
+    f.extent[i] = static_cast<std::int64_t>(view.extent(i));
+    f.stride[i] = static_cast<std::int64_t>(view.stride(i));
+  }
+  return f;
+}
+
+/// Writes the facts of a view into `r`, as view_field does field by field (host code).
+inline void fill_view(record& r, const view_facts& f) noexcept {
+  r.p.label = address_of(f.label.text);
+  r.p.label_on_host = f.label.on_host;
+  r.p.type = address_of(f.type);
+  r.p.type_const = f.type_const;
+  r.v.rank = f.rank;
+  r.v.dim = -1;
+  r.v.space = f.space;
+  r.v.device = f.device;
+  for (int i = 0; i < f.rank; ++i) {
+    r.v.extent[i] = f.extent[i];
+    r.v.stride[i] = f.stride[i];
+  }
+}
+
 /// Writes the fields of `view` into `r` (host code).
 template <class View>
 void fill_view(record& r, const View& view) {
-  write_fields(r, [&](const record& to, int k) { return view_field(to, view, k); }, view_field_count<View>);
+  fill_view(r, facts_of(view));
 }
 
 #if CUGUARD_IMPL_DEVICE_CONTINUE
@@ -308,12 +351,14 @@ CUGUARD_IMPL_FAIL_NORETURN CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void dev
 /// complete the record from); the source position, thread and launch (`launch`: the number the
 /// view carries, if any) are added here.
 /// In device code (and emulated kernels) the record goes to the report channel and the thread
-/// stops, traps, or (CUGUARD_ON_DEVICE_VIOLATION_CONTINUE) the function returns; in host code it
-/// throws or aborts.
-template <class Fields>
+/// stops, traps, or (CUGUARD_ON_DEVICE_VIOLATION_CONTINUE) the function returns. In host code
+/// `host()` reports it (throws or aborts; the host_fail functions below): host code does not
+/// write the record field by field, so that it compiles no copy of that loop per check.
+template <class Fields, class Host>
 CUGUARD_IMPL_FAIL_NORETURN CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void report(
-    const Fields& fields, int count, const cuda::std::source_location& where, std::uint64_t launch = 0) {
+    const Fields& fields, int count, const cuda::std::source_location& where, std::uint64_t launch, const Host& host) {
 #if CUGUARD_IMPL_DEVICE_PASS
+  (void)host;
   device_report(fields, count, where, launch);
 #else
 #  if CUGUARD_IMPL_EMULATION
@@ -324,10 +369,89 @@ CUGUARD_IMPL_FAIL_NORETURN CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void rep
 #    endif
   }
 #  endif
-  (void)launch;
-  report_host([&](record& r) { write_fields(r, fields, count); }, where);
+  (void)fields, (void)count, (void)where, (void)launch;
+  host();
+  __builtin_unreachable(); // host() throws or aborts
 #endif
 }
+
+/// The same, for a violation whose record host code may write field by field (no view: few
+/// fields, one copy per translation unit).
+template <class Fields>
+CUGUARD_IMPL_FAIL_NORETURN CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void report(
+    const Fields& fields, int count, const cuda::std::source_location& where) {
+  report(fields, count, where, 0, [&] { report_host([&](record& r) { write_fields(r, fields, count); }, where); });
+}
+
+// The host side of fail_access, fail_finite and fail_view: one function each for every view
+// type (defined with checks on; unchecked code never reports).
+
+/// A failed element access in host code: `idx` holds its `indices` indices; `origins[i]` the
+/// origin of index i where bit i of `with_origin` is set.
+[[noreturn]] inline void host_fail_access(const view_facts& view, operation op, int width, unsigned element_bytes,
+                                          std::uint64_t data, lifetime_token token, const std::int64_t* idx,
+                                          int indices, const origin_info* origins, unsigned with_origin,
+                                          const cuda::std::source_location& where);
+/// A non-finite value found by expect_finite in host code.
+[[noreturn]] inline void host_fail_finite(const view_facts& view, std::int64_t bits, const std::int64_t* idx,
+                                          int indices, const cuda::std::source_location& where);
+/// A failed view operation in host code.
+[[noreturn]] inline void host_fail_view(const view_facts& view, violation_kind kind, operation op, int dim, numbers n,
+                                        const dims& expected, const cuda::std::source_location& where);
+
+#if CUGUARD_IMPL_CHECKS
+[[noreturn]] inline void host_fail_access(const view_facts& view, operation op, int width, unsigned element_bytes,
+                                          std::uint64_t data, lifetime_token token, const std::int64_t* idx,
+                                          int indices, const origin_info* origins, unsigned with_origin,
+                                          const cuda::std::source_location& where) {
+  report_host(
+      [&](record& r) {
+        fill_view(r, view);
+        r.v.op = op;
+        r.v.width = width;
+        r.p.access = true;
+        r.p.element_bytes = element_bytes;
+        r.p.data = data;
+        r.p.token = token;
+        for (int i = 0; i < indices; ++i) {
+          r.v.index[i] = idx[i];
+          if ((with_origin >> i) & 1u) r.p.origins[i] = origins[i];
+        }
+      },
+      where);
+}
+
+[[noreturn]] inline void host_fail_finite(const view_facts& view, std::int64_t bits, const std::int64_t* idx,
+                                          int indices, const cuda::std::source_location& where) {
+  report_host(
+      [&](record& r) {
+        fill_view(r, view);
+        r.v.kind = violation_kind::non_finite;
+        r.v.op = operation::expect_finite;
+        r.v.value = bits;
+        for (int i = 0; i < indices; ++i) r.v.index[i] = idx[i];
+      },
+      where);
+}
+
+[[noreturn]] inline void host_fail_view(const view_facts& view, violation_kind kind, operation op, int dim, numbers n,
+                                        const dims& expected, const cuda::std::source_location& where) {
+  report_host(
+      [&](record& r) {
+        fill_view(r, view);
+        r.v.kind = kind;
+        r.v.op = op;
+        r.v.dim = dim;
+        r.v.value = n.value;
+        r.v.value_end = n.value_end;
+        r.v.limit = n.limit;
+        r.v.figure = n.figure;
+        r.v.expected_rank = expected.n;
+        for (int i = 0; i < expected.n && i < violation::max_rank; ++i) r.v.expected[i] = expected.v[i];
+      },
+      where);
+}
+#endif
 
 /// Index i of the indices of an access, as a run-time i (see nth).
 template <class First, class... Rest>
@@ -395,7 +519,25 @@ CUGUARD_IMPL_FAIL_NORETURN CUGUARD_IMPL_COLD CUGUARD_HOST_DEVICE typename View::
         if (k < indices) return put_index(r, k, i0, rest...);
         return origin_field(r, 0, k - indices, i0, rest...);
       }),
-      view_field_count<View> + access_fields + indices + origins * origin_field_count, i0.where, view.launch_number());
+      view_field_count<View> + access_fields + indices + origins * origin_field_count, i0.where, view.launch_number(),
+      [&] {
+        const std::int64_t idx[] = {i0.value, index_value(rest)...};
+        origin_info from[static_cast<std::size_t>(indices)];
+        unsigned with_origin = 0;
+        int at = 0;
+        const auto note = [&](const auto& i) {
+          (void)i;
+          if constexpr (carries_origin<std::decay_t<decltype(i)>>) {
+            from[at] = origin_of(i);
+            with_origin |= 1u << at;
+          }
+          ++at;
+        };
+        note(i0);
+        (note(rest), ...);
+        host_fail_access(facts_of(view), op, width, static_cast<unsigned>(sizeof(typename View::element_type)),
+                         address_of(view.data()), view.token(), idx, indices, from, with_origin, i0.where);
+      });
 #if CUGUARD_IMPL_DEVICE_CONTINUE
   return scratch<typename View::element_type>();
 #endif
@@ -422,7 +564,10 @@ CUGUARD_IMPL_FAIL_NORETURN CUGUARD_IMPL_COLD CUGUARD_HOST_DEVICE void fail_finit
                   default: return put_index(r, k - 3, i0, rest...);
                   }
                 }),
-      view_field_count<View> + 3 + 1 + static_cast<int>(sizeof...(Rest)), i0.where, view.launch_number());
+      view_field_count<View> + 3 + 1 + static_cast<int>(sizeof...(Rest)), i0.where, view.launch_number(), [&] {
+        const std::int64_t idx[] = {i0.value, index_value(rest)...};
+        host_fail_finite(facts_of(view), bits, idx, 1 + static_cast<int>(sizeof...(Rest)), i0.where);
+      });
 }
 
 /// The cold side of the checks of view operations (construction, slice, select, permute,
@@ -446,7 +591,8 @@ CUGUARD_IMPL_FAIL_NORETURN CUGUARD_IMPL_COLD CUGUARD_HOST_DEVICE void fail_view(
                                               [&](auto i) { return static_cast<int>(i) < expected.n ? expected.v[i] : 0; });
         }
       }),
-      view_field_count<View> + 8 + violation::max_rank, where, view.launch_number());
+      view_field_count<View> + 8 + violation::max_rank, where, view.launch_number(),
+      [&] { host_fail_view(facts_of(view), kind, op, dim, n, expected, where); });
 }
 
 /// Construction over a tracked allocation that the view does not fit in (host only).
