@@ -61,10 +61,31 @@ CUGUARD_HOST_DEVICE inline void fill_type(char (&dst)[32]) noexcept {
 /// The fields of a view in a record (view_field_count<View> of them): label, type, rank, shape,
 /// strides and memory space of `view`.
 template <class View>
-inline constexpr int view_field_count = 7 + 2 * static_cast<int>(View::rank());
+inline constexpr int view_field_count = 5 + 2 * static_cast<int>(View::rank());
 
 static_assert(offsetof(violation, rank) % 8 == 0 && offsetof(violation, dim) == offsetof(violation, rank) + 4,
               "violation: rank and dim are two numbers in a row, 8-byte aligned (one step writes both)");
+static_assert(offsetof(violation, kind) % 2 == 0 && offsetof(violation, op) == offsetof(violation, kind) + 1 &&
+                  sizeof(violation_kind) == 1 && sizeof(operation) == 1,
+              "violation: kind and op are two bytes in a row, 2-byte aligned (one step writes both)");
+static_assert(offsetof(violation, space) % 8 == 0 && offsetof(violation, device) == offsetof(violation, space) + 4 &&
+                  sizeof(memory_space) == 1,
+              "violation: space, then device 4 bytes on, 8-byte aligned (one step writes both)");
+static_assert(offsetof(pending, label_on_host) % 8 == 0 &&
+                  offsetof(pending, origin_label_on_host) == offsetof(pending, label_on_host) + 1 &&
+                  offsetof(pending, type_const) == offsetof(pending, label_on_host) + 2 &&
+                  offsetof(pending, access) == offsetof(pending, label_on_host) + 3 &&
+                  offsetof(pending, element_bytes) == offsetof(pending, label_on_host) + 4 &&
+                  sizeof(pending::element_bytes) == 4,
+              "pending: the four flags and element_bytes are 8 bytes in a row, 8-byte aligned (one step writes them)");
+
+/// The 8 bytes of a record from pending::label_on_host on: the flags of a view (`access` false,
+/// `origin_label_on_host` false: the host sets them) and its element size.
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE std::uint64_t view_flags(bool label_on_host, bool type_const,
+                                                                      std::uint32_t element_bytes) noexcept {
+  return static_cast<std::uint64_t>(label_on_host) | static_cast<std::uint64_t>(type_const) << 16 |
+         static_cast<std::uint64_t>(element_bytes) << 32;
+}
 
 /// Field k of the fields of `view`.
 template <class View>
@@ -73,15 +94,18 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE field_write view_field(const record
   constexpr std::size_t rank = View::rank();
   switch (k) {
   case 0: return put(r, r.p.label, address_of(view.label_ref().text));
-  case 1: return put(r, r.p.label_on_host, view.label_ref().on_host);
+  case 1:
+    return put_bytes<8>(r, r.p.label_on_host, view_flags(view.label_ref().on_host, std::is_const<element>::value,
+                                                         static_cast<std::uint32_t>(sizeof(element))));
   case 2: return put(r, r.p.type, address_of(type_name<std::remove_cv_t<element>>::value));
-  case 3: return put(r, r.p.type_const, std::is_const<element>::value);
-  case 4: return put_pair(r, r.v.rank, static_cast<unsigned>(rank), static_cast<unsigned>(-1)); // dim -1: none yet
-  case 5: return put(r, r.v.space, view.space());
-  case 6: return put(r, r.v.device, view.device());
+  case 3: return put_pair(r, r.v.rank, static_cast<unsigned>(rank), static_cast<unsigned>(-1)); // dim -1: none yet
   default: break;
   }
-  k -= 7;
+  if (k == 4)
+    return put_bytes<8>(r, r.v.space,
+                        static_cast<std::uint64_t>(view.space()) |
+                            static_cast<std::uint64_t>(static_cast<std::uint32_t>(view.device())) << 32);
+  k -= 5;
   if (k < static_cast<int>(rank)) return put_nth<rank>(r, r.v.extent, k, [&](auto i) { return view.extent(i); });
   return put_nth<rank>(r, r.v.stride, k - static_cast<int>(rank), [&](auto i) { return view.stride(i); });
 }
@@ -102,6 +126,7 @@ struct view_facts {
   label_ref label;
   const char* type;
   bool type_const;
+  unsigned element_bytes;
   int rank;
   memory_space space;
   int device;
@@ -113,8 +138,15 @@ struct view_facts {
 template <class View>
 view_facts facts_of(const View& view) {
   using element = typename View::element_type;
-  view_facts f{view.label_ref(), type_name<std::remove_cv_t<element>>::value, std::is_const<element>::value,
-               static_cast<int>(View::rank()), view.space(), view.device(), {}, {}};
+  view_facts f{view.label_ref(),
+               type_name<std::remove_cv_t<element>>::value,
+               std::is_const<element>::value,
+               static_cast<unsigned>(sizeof(element)),
+               static_cast<int>(View::rank()),
+               view.space(),
+               view.device(),
+               {},
+               {}};
   for (std::size_t i = 0; i < View::rank(); ++i) {
     f.extent[i] = static_cast<std::int64_t>(view.extent(i));
     f.stride[i] = static_cast<std::int64_t>(view.stride(i));
@@ -128,6 +160,7 @@ inline void fill_view(record& r, const view_facts& f) noexcept {
   r.p.label_on_host = f.label.on_host;
   r.p.type = address_of(f.type);
   r.p.type_const = f.type_const;
+  r.p.element_bytes = f.element_bytes;
   r.v.rank = f.rank;
   r.v.dim = -1;
   r.v.space = f.space;
@@ -259,7 +292,7 @@ static_assert(offsetof(violation, launch) % 8 == 0 && offsetof(launch_record, gr
 /// The fields every device record has (device_field_count of them): source position, the
 /// thread, the launch. What is the same in every device record the reader sets
 /// (read_device_record: on_device, count_is_lower_bound).
-inline constexpr int device_field_count = 14;
+inline constexpr int device_field_count = 11;
 
 /// Field k of the fields every device record has.
 CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE field_write device_field(const record& r, int k, const device_state& state,
@@ -271,14 +304,11 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE field_write device_field(const reco
   case 2: return put(r, r.v.line, where.line());
   case 3: return put(r, r.v.launch.id, state.launch_id != nullptr ? *state.launch_id : 0); // the device's last launch
   case 4: return put(r, r.p.view_launch, launch); // check() decides between the two (resolve_launch)
-  case 5: return put(r, r.v.block[0], position<0>());
-  case 6: return put(r, r.v.block[1], position<1>());
-  case 7: return put(r, r.v.block[2], position<2>());
-  case 8: return put(r, r.v.thread[0], position<3>());
-  case 9: return put(r, r.v.thread[1], position<4>());
-  case 10: return put(r, r.v.thread[2], position<5>());
-  case 11: return put_pair(r, r.v.launch.grid[0], position<6>(), position<7>());
-  case 12: return put_pair(r, r.v.launch.grid[2], position<8>(), position<9>());
+  case 5: return put_pair(r, r.v.block[0], position<0>(), position<1>());
+  case 6: return put_pair(r, r.v.block[2], position<2>(), position<3>());  // block.z, thread.x
+  case 7: return put_pair(r, r.v.thread[1], position<4>(), position<5>());
+  case 8: return put_pair(r, r.v.launch.grid[0], position<6>(), position<7>());
+  case 9: return put_pair(r, r.v.launch.grid[2], position<8>(), position<9>());
   default: return put_pair(r, r.v.launch.block[1], position<10>(), position<11>());
   }
 }
@@ -388,9 +418,9 @@ CUGUARD_IMPL_FAIL_NORETURN CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void rep
 
 /// A failed element access in host code: `idx` holds its `indices` indices; `origins[i]` the
 /// origin of index i where bit i of `with_origin` is set.
-[[noreturn]] inline void host_fail_access(const view_facts& view, operation op, int width, unsigned element_bytes,
-                                          std::uint64_t data, lifetime_token token, const std::int64_t* idx,
-                                          int indices, const origin_info* origins, unsigned with_origin,
+[[noreturn]] inline void host_fail_access(const view_facts& view, operation op, int width, std::uint64_t data,
+                                          lifetime_token token, const std::int64_t* idx, int indices,
+                                          const origin_info* origins, unsigned with_origin,
                                           const cuda::std::source_location& where);
 /// A non-finite value found by expect_finite in host code.
 [[noreturn]] inline void host_fail_finite(const view_facts& view, std::int64_t bits, const std::int64_t* idx,
@@ -400,9 +430,9 @@ CUGUARD_IMPL_FAIL_NORETURN CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void rep
                                         const dims& expected, const cuda::std::source_location& where);
 
 #if CUGUARD_IMPL_CHECKS
-[[noreturn]] inline void host_fail_access(const view_facts& view, operation op, int width, unsigned element_bytes,
-                                          std::uint64_t data, lifetime_token token, const std::int64_t* idx,
-                                          int indices, const origin_info* origins, unsigned with_origin,
+[[noreturn]] inline void host_fail_access(const view_facts& view, operation op, int width, std::uint64_t data,
+                                          lifetime_token token, const std::int64_t* idx, int indices,
+                                          const origin_info* origins, unsigned with_origin,
                                           const cuda::std::source_location& where) {
   report_host(
       [&](record& r) {
@@ -410,7 +440,6 @@ CUGUARD_IMPL_FAIL_NORETURN CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void rep
         r.v.op = op;
         r.v.width = width;
         r.p.access = true;
-        r.p.element_bytes = element_bytes;
         r.p.data = data;
         r.p.token = token;
         for (int i = 0; i < indices; ++i) {
@@ -503,16 +532,15 @@ CUGUARD_IMPL_FAIL_NORETURN CUGUARD_IMPL_COLD CUGUARD_HOST_DEVICE typename View::
     View view, operation op, int width, First i0, Rest... rest) {
   constexpr int indices = 1 + static_cast<int>(sizeof...(Rest));
   constexpr int origins = (static_cast<int>(carries_origin<First>) + ... + static_cast<int>(carries_origin<Rest>));
-  constexpr int access_fields = 6;
+  constexpr int access_fields = 5;
   report(
       view_then(view, [&](const record& r, int k) {
         switch (k) {
         case 0: return put(r, r.v.op, op);
         case 1: return put(r, r.v.width, width);
         case 2: return put(r, r.p.access, true);
-        case 3: return put(r, r.p.element_bytes, sizeof(typename View::element_type));
-        case 4: return put(r, r.p.data, address_of(view.data()));
-        case 5: return put(r, r.p.token, view.token());
+        case 3: return put(r, r.p.data, address_of(view.data()));
+        case 4: return put(r, r.p.token, view.token());
         default: break;
         }
         k -= access_fields;
@@ -535,8 +563,8 @@ CUGUARD_IMPL_FAIL_NORETURN CUGUARD_IMPL_COLD CUGUARD_HOST_DEVICE typename View::
         };
         note(i0);
         (note(rest), ...);
-        host_fail_access(facts_of(view), op, width, static_cast<unsigned>(sizeof(typename View::element_type)),
-                         address_of(view.data()), view.token(), idx, indices, from, with_origin, i0.where);
+        host_fail_access(facts_of(view), op, width, address_of(view.data()), view.token(), idx, indices, from,
+                         with_origin, i0.where);
       });
 #if CUGUARD_IMPL_DEVICE_CONTINUE
   return scratch<typename View::element_type>();
@@ -558,13 +586,15 @@ CUGUARD_IMPL_FAIL_NORETURN CUGUARD_IMPL_COLD CUGUARD_HOST_DEVICE void fail_finit
       view_then(view,
                 [&](const record& r, int k) {
                   switch (k) {
-                  case 0: return put(r, r.v.kind, violation_kind::non_finite);
-                  case 1: return put(r, r.v.op, operation::expect_finite);
-                  case 2: return put(r, r.v.value, bits);
-                  default: return put_index(r, k - 3, i0, rest...);
+                  case 0:
+                    return put_bytes<2>(r, r.v.kind,
+                                        static_cast<std::uint64_t>(violation_kind::non_finite) |
+                                            static_cast<std::uint64_t>(operation::expect_finite) << 8);
+                  case 1: return put(r, r.v.value, bits);
+                  default: return put_index(r, k - 2, i0, rest...);
                   }
                 }),
-      view_field_count<View> + 3 + 1 + static_cast<int>(sizeof...(Rest)), i0.where, view.launch_number(), [&] {
+      view_field_count<View> + 2 + 1 + static_cast<int>(sizeof...(Rest)), i0.where, view.launch_number(), [&] {
         const std::int64_t idx[] = {i0.value, index_value(rest)...};
         host_fail_finite(facts_of(view), bits, idx, 1 + static_cast<int>(sizeof...(Rest)), i0.where);
       });
@@ -578,20 +608,21 @@ CUGUARD_IMPL_FAIL_NORETURN CUGUARD_IMPL_COLD CUGUARD_HOST_DEVICE void fail_view(
   report(
       view_then(view, [&](const record& r, int k) {
         switch (k) {
-        case 0: return put(r, r.v.kind, kind);
-        case 1: return put(r, r.v.op, op);
-        case 2: return put(r, r.v.dim, dim);
-        case 3: return put(r, r.v.value, n.value);
-        case 4: return put(r, r.v.value_end, n.value_end);
-        case 5: return put(r, r.v.limit, n.limit);
-        case 6: return put(r, r.v.figure, n.figure);
-        case 7: return put(r, r.v.expected_rank, expected.n);
+        case 0:
+          return put_bytes<2>(r, r.v.kind,
+                              static_cast<std::uint64_t>(kind) | static_cast<std::uint64_t>(op) << 8);
+        case 1: return put(r, r.v.dim, dim);
+        case 2: return put(r, r.v.value, n.value);
+        case 3: return put(r, r.v.value_end, n.value_end);
+        case 4: return put(r, r.v.limit, n.limit);
+        case 5: return put(r, r.v.figure, n.figure);
+        case 6: return put(r, r.v.expected_rank, expected.n);
         default:
-          return put_nth<violation::max_rank>(r, r.v.expected, k - 8,
+          return put_nth<violation::max_rank>(r, r.v.expected, k - 7,
                                               [&](auto i) { return static_cast<int>(i) < expected.n ? expected.v[i] : 0; });
         }
       }),
-      view_field_count<View> + 8 + violation::max_rank, where, view.launch_number(),
+      view_field_count<View> + 7 + violation::max_rank, where, view.launch_number(),
       [&] { host_fail_view(facts_of(view), kind, op, dim, n, expected, where); });
 }
 

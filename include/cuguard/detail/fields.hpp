@@ -61,6 +61,18 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE field_write put_pair(const record& 
   return field_write{offset | 8u << 24, static_cast<std::uint64_t>(first) | static_cast<std::uint64_t>(second) << 32};
 }
 
+/// The step that writes the `Size` bytes (2, 4 or 8) from `field` on, fields that lie side by
+/// side in the record, as one store: `bits` holds them as memory does (the first byte of `field`
+/// in its lowest byte; CUDA devices and the hosts cuguard runs on are little-endian). The caller
+/// asserts the layout.
+template <std::size_t Size, class F>
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE field_write put_bytes(const record& r, const F& field,
+                                                                   std::uint64_t bits) noexcept {
+  static_assert(Size == 2 || Size == 4 || Size == 8, "put_bytes: 2, 4 or 8 bytes");
+  const auto offset = reinterpret_cast<const char*>(&field) - reinterpret_cast<const char*>(&r);
+  return field_write{static_cast<std::uint32_t>(offset) | static_cast<std::uint32_t>(Size) << 24, bits};
+}
+
 /// `get(i)` for a run-time i < N, as a chain of compile-time indices (index_constant): an array
 /// held in registers stays there (indexed at run time, it would be copied to local memory).
 template <class Get, std::size_t... I>
