@@ -58,8 +58,8 @@ CUGUARD_HOST_DEVICE inline void fill_type(char (&dst)[32]) noexcept {
   copy_type(dst, std::is_const<T>::value, type_name<std::remove_cv_t<T>>::value);
 }
 
-/// The fields of a view in a record (view_field_count<View> of them): label, type, rank, shape,
-/// strides and memory space of `view`.
+/// The fields of a view in a record (view_field_count<View> of them): label, flags and element
+/// size (view_flags), type, rank, memory space and device, shape and strides of `view`.
 template <class View>
 inline constexpr int view_field_count = 5 + 2 * static_cast<int>(View::rank());
 
@@ -79,8 +79,10 @@ static_assert(offsetof(pending, label_on_host) % 8 == 0 &&
                   sizeof(pending::element_bytes) == 4,
               "pending: the four flags and element_bytes are 8 bytes in a row, 8-byte aligned (one step writes them)");
 
-/// The 8 bytes of a record from pending::label_on_host on: the flags of a view (`access` false,
-/// `origin_label_on_host` false: the host sets them) and its element size.
+/// The 8 bytes of a record from pending::label_on_host on: the flags of a view and its element
+/// size. `access` and `origin_label_on_host` are written false: fail_access sets `access` with a
+/// field of its own, written after the view's fields (view_then puts them first), and
+/// classify_access sets `origin_label_on_host` when it completes the record.
 CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE std::uint64_t view_flags(bool label_on_host, bool type_const,
                                                                       std::uint32_t element_bytes) noexcept {
   return static_cast<std::uint64_t>(label_on_host) | static_cast<std::uint64_t>(type_const) << 16 |

@@ -16,6 +16,10 @@
 CUGUARD_IMPL_BEGIN_NAMESPACE
 namespace detail {
 
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__)
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "a record step holds its bytes in little-endian order");
+#endif
+
 /// A record as a check writes it: the violation and what finish() completes it from.
 struct record {
   violation v;
@@ -107,7 +111,8 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void write_fields(record& r, const 
   for (int k = 0; k < count; ++k) {
     const field_write f = fields(r, k);
     char* dst = reinterpret_cast<char*>(&r) + (f.place & 0xffffffu);
-    // A field is aligned to its size (every field of a record is a scalar of its natural alignment).
+    // A step is aligned to its size: a scalar field of its natural alignment, or fields side by
+    // side whose first is aligned to the step's size (put_pair, put_bytes: the callers assert it).
     switch (f.place >> 24) {
     case 1: std::memcpy(dst, &f.bits, 1); break;
     case 2: std::memcpy(__builtin_assume_aligned(dst, 2), &f.bits, 2); break;
