@@ -101,12 +101,12 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE field_write view_field(const record
                                                          static_cast<std::uint32_t>(sizeof(element))));
   case 2: return put(r, r.p.type, address_of(type_name<std::remove_cv_t<element>>::value));
   case 3: return put_pair(r, r.v.rank, static_cast<unsigned>(rank), static_cast<unsigned>(-1)); // dim -1: none yet
-  default: break;
-  }
-  if (k == 4)
+  case 4:
     return put_bytes<8>(r, r.v.space,
                         static_cast<std::uint64_t>(view.space()) |
                             static_cast<std::uint64_t>(static_cast<std::uint32_t>(view.device())) << 32);
+  default: break;
+  }
   k -= 5;
   if (k < static_cast<int>(rank)) return put_nth<rank>(r, r.v.extent, k, [&](auto i) { return view.extent(i); });
   return put_nth<rank>(r, r.v.stride, k - static_cast<int>(rank), [&](auto i) { return view.stride(i); });

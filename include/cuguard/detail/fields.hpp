@@ -35,16 +35,27 @@ struct field_write {
   std::uint64_t bits;
 };
 
+/// The step that writes the `Size` bytes (1, 2, 4 or 8) from `field` (a member of `r`) on, as
+/// one store: `bits` holds them as memory does (the first byte of `field` in its lowest byte;
+/// CUDA devices and the hosts cuguard runs on are little-endian). More than `field` itself: fields
+/// that lie side by side in the record, whose layout the caller asserts.
+template <std::size_t Size, class F>
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE field_write put_bytes(const record& r, const F& field,
+                                                                   std::uint64_t bits) noexcept {
+  static_assert(Size == 1 || Size == 2 || Size == 4 || Size == 8, "put_bytes: 1, 2, 4 or 8 bytes");
+  const auto offset = reinterpret_cast<const char*>(&field) - reinterpret_cast<const char*>(&r);
+  return field_write{static_cast<std::uint32_t>(offset) | static_cast<std::uint32_t>(Size) << 24, bits};
+}
+
 /// `value`, converted to the type of `field` (a member of `r`), as the step that writes it.
 template <class F, class V>
 CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE field_write put(const record& r, const F& field, V value) noexcept {
   static_assert(sizeof(F) == 1 || sizeof(F) == 2 || sizeof(F) == 4 || sizeof(F) == 8,
                 "a record field is 1, 2, 4 or 8 bytes");
   const F typed = static_cast<F>(value);
-  const auto offset = reinterpret_cast<const char*>(&field) - reinterpret_cast<const char*>(&r);
-  field_write f{static_cast<std::uint32_t>(offset) | static_cast<std::uint32_t>(sizeof(F)) << 24, 0};
-  std::memcpy(&f.bits, &typed, sizeof(F));
-  return f;
+  std::uint64_t bits = 0;
+  std::memcpy(&bits, &typed, sizeof(F));
+  return put_bytes<sizeof(F)>(r, field, bits);
 }
 
 /// A compile-time index that device code may convert (std::integral_constant's conversion is
@@ -61,20 +72,7 @@ template <class F>
 CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE field_write put_pair(const record& r, const F& field, std::uint32_t first,
                                                                   std::uint32_t second) noexcept {
   static_assert(sizeof(F) == 4, "put_pair: two 32-bit numbers");
-  const std::uint32_t offset = put(r, field, F{}).place & 0xffffffu;
-  return field_write{offset | 8u << 24, static_cast<std::uint64_t>(first) | static_cast<std::uint64_t>(second) << 32};
-}
-
-/// The step that writes the `Size` bytes (2, 4 or 8) from `field` on, fields that lie side by
-/// side in the record, as one store: `bits` holds them as memory does (the first byte of `field`
-/// in its lowest byte; CUDA devices and the hosts cuguard runs on are little-endian). The caller
-/// asserts the layout.
-template <std::size_t Size, class F>
-CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE field_write put_bytes(const record& r, const F& field,
-                                                                   std::uint64_t bits) noexcept {
-  static_assert(Size == 2 || Size == 4 || Size == 8, "put_bytes: 2, 4 or 8 bytes");
-  const auto offset = reinterpret_cast<const char*>(&field) - reinterpret_cast<const char*>(&r);
-  return field_write{static_cast<std::uint32_t>(offset) | static_cast<std::uint32_t>(Size) << 24, bits};
+  return put_bytes<8>(r, field, static_cast<std::uint64_t>(first) | static_cast<std::uint64_t>(second) << 32);
 }
 
 /// `get(i)` for a run-time i < N, as a chain of compile-time indices (index_constant): an array
