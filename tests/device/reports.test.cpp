@@ -24,6 +24,12 @@ __global__ void write_at(cuguard::checked_view<float, 1> out, int i) {
 }
 constexpr unsigned write_at_line = __LINE__ - 2;
 
+/// One thread of a three-dimensional launch writes out of bounds: block (1,2,3), thread (4,1,1).
+__global__ void write_at_3d(cuguard::checked_view<float, 1> out) {
+  if (blockIdx.x == 1 && blockIdx.y == 2 && blockIdx.z == 3 && threadIdx.x == 4 && threadIdx.y == 1 && threadIdx.z == 1)
+    out[out.extent(0)] = 1.0f;
+}
+
 __global__ void iota(cuguard::checked_view<float, 1> out) {
   const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   if (i < out.extent(0)) out[i] = static_cast<float>(i);
@@ -103,6 +109,30 @@ CUGUARD_CHECKED_TEST("an out-of-bounds write in a kernel is reported with its li
   CHECK(c.what.rfind("cuguard: out-of-bounds access to 'activations' float[64] at (64): dim 0 index 64 >= extent 64\n"
                      "  at ",
                      0) == 0);
+}
+
+CUGUARD_CHECKED_TEST("a report gives each coordinate of the thread, the grid and the block") {
+  cuguard::device_buffer<float> buf(8, "out");
+  cuguard::launch({dim3(2, 3, 4), dim3(5, 3, 2)}, device_tests::write_at_3d, buf.view());
+  const auto c = checked();
+  REQUIRE(c.thrown);
+  const cuguard::violation& v = c.report;
+  CHECK(v.index[0] == 8);
+  CHECK(v.block[0] == 1);
+  CHECK(v.block[1] == 2);
+  CHECK(v.block[2] == 3);
+  CHECK(v.thread[0] == 4);
+  CHECK(v.thread[1] == 1);
+  CHECK(v.thread[2] == 1);
+  CHECK(v.launch.grid[0] == 2);
+  CHECK(v.launch.grid[1] == 3);
+  CHECK(v.launch.grid[2] == 4);
+  CHECK(v.launch.block[0] == 5);
+  CHECK(v.launch.block[1] == 3);
+  CHECK(v.launch.block[2] == 2);
+  CHECK(v.count == 1);
+  CHECK(c.what.find("block (1,2,3) thread (4,1,1) of launch #") != std::string::npos);
+  CHECK(c.what.find("<<<(2,3,4),(5,3,2)>>>") != std::string::npos);
 }
 
 CUGUARD_CHECKED_TEST("after a reported violation the program launches again and succeeds") {

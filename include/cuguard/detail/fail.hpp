@@ -252,37 +252,6 @@ template <class Fill>
 #  endif
 }
 
-/// Where the calling thread runs, read when asked: N 0-2 blockIdx, 3-5 threadIdx, 6-8 gridDim,
-/// 9-11 blockDim (x, y, z). In device code an asm the compiler does not move: it would otherwise
-/// read the thread's position at the start of the kernel and hold it in registers through every
-/// loop, for the cold path alone.
-template <int N>
-CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE unsigned position() {
-#  if CUGUARD_IMPL_DEVICE_PASS
-  unsigned x;
-#    define CUGUARD_IMPL_SREG(n, name) \
-      if constexpr (N == n) asm volatile("mov.u32 %0, %%" name ";" : "=r"(x))
-  CUGUARD_IMPL_SREG(0, "ctaid.x");
-  CUGUARD_IMPL_SREG(1, "ctaid.y");
-  CUGUARD_IMPL_SREG(2, "ctaid.z");
-  CUGUARD_IMPL_SREG(3, "tid.x");
-  CUGUARD_IMPL_SREG(4, "tid.y");
-  CUGUARD_IMPL_SREG(5, "tid.z");
-  CUGUARD_IMPL_SREG(6, "nctaid.x");
-  CUGUARD_IMPL_SREG(7, "nctaid.y");
-  CUGUARD_IMPL_SREG(8, "nctaid.z");
-  CUGUARD_IMPL_SREG(9, "ntid.x");
-  CUGUARD_IMPL_SREG(10, "ntid.y");
-  CUGUARD_IMPL_SREG(11, "ntid.z");
-#    undef CUGUARD_IMPL_SREG
-  return x;
-#  else
-  const unsigned all[12] = {blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y, threadIdx.z,
-                            gridDim.x,  gridDim.y,  gridDim.z,  blockDim.x,  blockDim.y,  blockDim.z};
-  return all[N];
-#  endif
-}
-
 // blockIdx and threadIdx, gridDim and blockDim: six 32-bit numbers each, in a row and 8-byte
 // aligned, written two at a time.
 static_assert(offsetof(violation, block) % 8 == 0 && offsetof(violation, thread) == offsetof(violation, block) + 12,
@@ -291,12 +260,12 @@ static_assert(offsetof(violation, launch) % 8 == 0 && offsetof(launch_record, gr
                   offsetof(launch_record, block) == offsetof(launch_record, grid) + 12,
               "launch_record: grid and block are six numbers in a row, 8-byte aligned");
 
-/// The fields every device record has (device_field_count of them): source position, the
-/// thread, the launch. What is the same in every device record the reader sets
+/// The fields every device record has (device_field_count of them, and write_position's): source
+/// position, the thread, the launch. What is the same in every device record the reader sets
 /// (read_device_record: on_device, count_is_lower_bound).
-inline constexpr int device_field_count = 11;
+inline constexpr int device_field_count = 5;
 
-/// Field k of the fields every device record has.
+/// Field k of the fields every device record has (but those of write_position).
 CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE field_write device_field(const record& r, int k, const device_state& state,
                                                                       const cuda::std::source_location& where,
                                                                       std::uint64_t launch) {
@@ -305,14 +274,58 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE field_write device_field(const reco
   case 1: return put(r, r.p.function, address_of(where.function_name()));
   case 2: return put(r, r.v.line, where.line());
   case 3: return put(r, r.v.launch.id, state.launch_id != nullptr ? *state.launch_id : 0); // the device's last launch
-  case 4: return put(r, r.p.view_launch, launch); // check() decides between the two (resolve_launch)
-  case 5: return put_pair(r, r.v.block[0], position<0>(), position<1>());
-  case 6: return put_pair(r, r.v.block[2], position<2>(), position<3>());  // block.z, thread.x
-  case 7: return put_pair(r, r.v.thread[1], position<4>(), position<5>());
-  case 8: return put_pair(r, r.v.launch.grid[0], position<6>(), position<7>());
-  case 9: return put_pair(r, r.v.launch.grid[2], position<8>(), position<9>());
-  default: return put_pair(r, r.v.launch.block[1], position<10>(), position<11>());
+  default: return put(r, r.p.view_launch, launch); // check() decides between the two (resolve_launch)
   }
+}
+
+/// Writes where the calling thread runs into `r`: blockIdx and threadIdx (violation::block and
+/// thread), gridDim and blockDim (launch_record::grid and block), six 32-bit numbers in a row each.
+/// In device code one asm statement for every check (the optimizer has none of it to work on:
+/// cicc 6% and ptxas 8% fewer instructions than six steps of write_fields, bench/compile-time.md).
+/// A statement the compiler does not move: it would otherwise read the thread's position at the
+/// start of the kernel and hold it in registers through every loop, for the cold path alone.
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void write_position(record& r) {
+#  if CUGUARD_IMPL_DEVICE_PASS
+  // A loop of six steps, one pair of special registers each (its labels are local to the braces):
+  // straight-line, ptxas would read all twelve ahead of their stores, into registers of their own.
+  asm volatile("{\n\t"
+               ".reg .b32 a, b, k;\n\t"
+               ".reg .pred p;\n\t"
+               "mov.u32 k, 0;\n"
+               "STEP:\n\t"
+               "setp.eq.u32 p, k, 0;\n\t@p bra.uni K0;\n\t"
+               "setp.eq.u32 p, k, 1;\n\t@p bra.uni K1;\n\t"
+               "setp.eq.u32 p, k, 2;\n\t@p bra.uni K2;\n\t"
+               "setp.eq.u32 p, k, 3;\n\t@p bra.uni K3;\n\t"
+               "setp.eq.u32 p, k, 4;\n\t@p bra.uni K4;\n\t"
+               "mov.u32 a, %%ntid.y;\n\tmov.u32 b, %%ntid.z;\n\tst.v2.u32 [%1+16], {a, b};\n\tbra.uni NEXT;\n"
+               "K0:\n\tmov.u32 a, %%ctaid.x;\n\tmov.u32 b, %%ctaid.y;\n\tst.v2.u32 [%0], {a, b};\n\tbra.uni NEXT;\n"
+               "K1:\n\tmov.u32 a, %%ctaid.z;\n\tmov.u32 b, %%tid.x;\n\tst.v2.u32 [%0+8], {a, b};\n\tbra.uni NEXT;\n"
+               "K2:\n\tmov.u32 a, %%tid.y;\n\tmov.u32 b, %%tid.z;\n\tst.v2.u32 [%0+16], {a, b};\n\tbra.uni NEXT;\n"
+               "K3:\n\tmov.u32 a, %%nctaid.x;\n\tmov.u32 b, %%nctaid.y;\n\tst.v2.u32 [%1], {a, b};\n\tbra.uni NEXT;\n"
+               "K4:\n\tmov.u32 a, %%nctaid.z;\n\tmov.u32 b, %%ntid.x;\n\tst.v2.u32 [%1+8], {a, b};\n"
+               "NEXT:\n\t"
+               "add.u32 k, k, 1;\n\t"
+               "setp.lt.u32 p, k, 6;\n\t"
+               "@p bra.uni STEP;\n\t"
+               "}"
+               :
+               : "l"(&r.v.block[0]), "l"(&r.v.launch.grid[0])
+               : "memory");
+#  else
+  r.v.block[0] = blockIdx.x;
+  r.v.block[1] = blockIdx.y;
+  r.v.block[2] = blockIdx.z;
+  r.v.thread[0] = threadIdx.x;
+  r.v.thread[1] = threadIdx.y;
+  r.v.thread[2] = threadIdx.z;
+  r.v.launch.grid[0] = gridDim.x;
+  r.v.launch.grid[1] = gridDim.y;
+  r.v.launch.grid[2] = gridDim.z;
+  r.v.launch.block[0] = blockDim.x;
+  r.v.launch.block[1] = blockDim.y;
+  r.v.launch.block[2] = blockDim.z;
+#  endif
 }
 
 /// Counts a violation in a report channel (`ch` and its `counters`) and claims its record:
@@ -349,6 +362,7 @@ CUGUARD_IMPL_FAIL_NORETURN CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void dev
   if (ch == nullptr || counters == nullptr) no_channel(where);
   if (claim_record(ch, counters)) {
     record& rec = ch->rec;
+    write_position(rec);
     write_fields(
         rec,
         [&](const record& r, int k) {
