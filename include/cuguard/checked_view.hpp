@@ -454,27 +454,12 @@ class checked_view {
 #endif
 };
 
-namespace detail {
-/// What adapters of other frameworks' tensors set that views cannot find out themselves.
-struct view_internals {
-  /// The memory space and device of a view's memory (checks on; a no-op otherwise): under
-  /// emulation the torch adapter says that a CPU tensor is the emulated device's memory.
-  template <class T, std::size_t Rank, class Index>
-  static void set_memory(checked_view<T, Rank, Index>& v, memory_space space, int device) noexcept {
-#if CUGUARD_IMPL_CHECKS
-    v.meta_.space = space;
-    v.meta_.device = device;
-#else
-    (void)v, (void)space, (void)device;
-#endif
-  }
-};
-} // namespace detail
 
 CUGUARD_IMPL_END_NAMESPACE
 
 // The definitions of the longer members, then the factories and assertions of views: included
 // here, so that this header gives the whole view.
+#include <cuguard/detail/view_internals.hpp>
 #include <cuguard/detail/checked_view_access.hpp>
 #include <cuguard/detail/checked_view_construction.hpp>
 #include <cuguard/detail/checked_view_derived.hpp>

@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 #include <utility>
 
@@ -86,17 +87,13 @@ inline launch_entry begin_launch(const launch_config& config, const void* kernel
   return e;
 }
 
-template <class T>
-struct is_checked_view : std::false_type {};
-template <class T, std::size_t R, class I>
-struct is_checked_view<checked_view<T, R, I>> : std::true_type {};
-
 /// Checks a kernel argument before the launch: a view of host memory, of another device's
 /// memory, or of a released allocation is reported at the launch site.
 template <class P>
-void check_argument(const P& p, const launch_entry& e, int device) {
+void check_argument(P& arg, const launch_entry& e, int device) {
 #if CUGUARD_IMPL_CHECKS
-  if constexpr (is_checked_view<P>::value) {
+  if constexpr (argument_view<P>::value) {
+    const auto& p = argument_view<P>::get(arg);
     const bool host = p.space() == memory_space::host;
     const bool other_device = p.space() == memory_space::device && p.device() >= 0 && p.device() != device;
     const bool stale = !alive(p.token());
@@ -120,18 +117,47 @@ void check_argument(const P& p, const launch_entry& e, int device) {
         e.where);
   }
 #else
-  (void)p, (void)e, (void)device;
+  (void)arg, (void)e, (void)device;
 #endif
+}
+
+/// "argument <position> of <kernel>", kept for the life of the program (each text once): the
+/// label of a view argument that has none, such as ATen's accessor converted to cuguard's.
+inline const char* argument_label(const text& kernel, int position) {
+  struct entry {
+    entry* next;
+    text name;
+  };
+  static entry* labels = nullptr; // under the runtime's lock; never freed (reports may read them late)
+  text name;
+  name << "argument " << position << " of " << kernel;
+  host_lock lock(runtime().mutex);
+  for (entry* e = labels; e != nullptr; e = e->next)
+    if (std::strcmp(e->name.c_str(), name.c_str()) == 0) return e->name.c_str();
+  labels = new entry{labels, static_cast<text&&>(name)};
+  return labels->name.c_str();
+}
+
+/// Gives a view argument without a label its position (1 for the first parameter) as one.
+template <class P>
+void name_argument(P& arg, const launch_entry& e, int position) {
+  if constexpr (argument_view<P>::value) {
+    auto& p = argument_view<P>::get(arg);
+    if (p.label_ref().text == nullptr) p = p.relabel(argument_label(e.kernel, position));
+  }
+  (void)arg, (void)e, (void)position;
 }
 
 /// Gives a view argument the number of its launch, so that a report names this launch even when
 /// kernels of other streams started since (the device's launch-number cell names the last one).
 template <class P>
-void stamp_launch(P& p, std::uint64_t id) noexcept {
-  if constexpr (is_checked_view<P>::value) p = p.with_launch_number(id);
-  (void)p, (void)id;
+void stamp_launch(P& arg, std::uint64_t id) noexcept {
+  if constexpr (argument_view<P>::value) {
+    auto& p = argument_view<P>::get(arg);
+    p = p.with_launch_number(id);
+  }
+  (void)arg, (void)id;
 }
-
 } // namespace detail
 
 /// Launches a native __global__ kernel: `config` gives grid, block, dynamic shared memory and
@@ -148,6 +174,8 @@ void launch(const launch_config& config, void (*kernel)(Params...), Args&&... ar
   const detail::launch_entry entry = detail::begin_launch(config, reinterpret_cast<const void*>(kernel));
 #if CUGUARD_IMPL_CHECKS // unchecked views carry nothing to check or stamp
   const int device = detail::backend::current_device();
+  int position = 0;
+  params.each([&](auto& p) { detail::name_argument(p, entry, ++position); });
   params.each([&](auto& p) { detail::check_argument(p, entry, device); });
   params.each([&](auto& p) { detail::stamp_launch(p, entry.id); });
 #endif

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cuguard/cuguard.hpp>
+#include <cuguard/detail/adapters/torch_accessor.hpp>
 
 #include <ATen/ATen.h>
 #include <c10/util/Exception.h>
@@ -288,6 +289,52 @@ checked_view<T, Rank, Index> view(const at::Tensor& t, const char* label,
   checked_view<T, Rank, Index> v(data, extents, strides, label, where);
   cuguard::detail::view_internals::set_memory(v, space, device);
   return v;
+}
+
+namespace detail {
+/// view() for an accessor with index_t: a 32-bit accessor needs every offset to fit 32 bits.
+template <class T, std::size_t N, class index_t>
+accessor_view<T, N, index_t> accessor_view_of(const at::Tensor& t, const char* label,
+                                              const cuda::std::source_location& where) {
+  using VI = view_index_t<index_t>;
+  if (t.defined() && t.numel() > static_cast<std::int64_t>(cuguard::detail::max_of<VI>))
+    fail(label, "has " + std::to_string(t.numel()) + " elements, more than an accessor with " +
+                    std::to_string(8 * sizeof(index_t)) + "-bit indices can reach (packed_accessor64)",
+         where);
+  return view<T, N, VI>(t, label, where);
+}
+} // namespace detail
+
+/// ATen's `t.packed_accessor32<T, N, PtrTraits>()`, checked and named: the tensor is checked as
+/// view() checks it (dtype, rank, device, storage reach; a ValueError naming `label`), its
+/// storage tracked for use after free, and a report of an access names `label`.
+template <class T, std::size_t N, template <class> class PtrTraits = DefaultPtrTraits>
+PackedTensorAccessor32<T, N, PtrTraits> packed_accessor32(const at::Tensor& t, const char* label,
+                                                          cuda::std::source_location where = cuda::std::source_location::current()) {
+  return detail::accessor_view_of<T, N, std::int32_t>(t, label, where);
+}
+/// ATen's `t.packed_accessor64<T, N, PtrTraits>()`, checked and named (see packed_accessor32).
+template <class T, std::size_t N, template <class> class PtrTraits = DefaultPtrTraits>
+PackedTensorAccessor64<T, N, PtrTraits> packed_accessor64(const at::Tensor& t, const char* label,
+                                                          cuda::std::source_location where = cuda::std::source_location::current()) {
+  return detail::accessor_view_of<T, N, std::int64_t>(t, label, where);
+}
+/// ATen's `t.packed_accessor<T, N, PtrTraits, index_t>()`, checked and named (see packed_accessor32).
+template <class T, std::size_t N, template <class> class PtrTraits = DefaultPtrTraits, class index_t = std::int64_t>
+GenericPackedTensorAccessor<T, N, PtrTraits, index_t> packed_accessor(
+    const at::Tensor& t, const char* label, cuda::std::source_location where = cuda::std::source_location::current()) {
+  return detail::accessor_view_of<T, N, index_t>(t, label, where);
+}
+
+/// True where this build's kernels can use `t`'s memory: `t.is_cuda()` in a GPU build, and
+/// `t.is_cpu()` under emulation, whose kernels run on CPU threads over CPU tensors. For an
+/// extension's argument checks: `TORCH_CHECK(cuguard::torch::on_device(x), "x must be a CUDA tensor")`.
+inline bool on_device(const at::Tensor& t) {
+#if CUGUARD_IMPL_EMULATION
+  return t.is_cpu();
+#else
+  return t.is_cuda();
+#endif
 }
 
 // What launches kernels: in CUDA translation units and under emulation (as <cuguard/cuguard.hpp>

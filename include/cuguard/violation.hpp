@@ -45,6 +45,7 @@ enum class operation : unsigned char {
   expect_finite,     ///< expect_finite(value, view, i...)
   to_mdspan,         ///< to_mdspan() (or the conversion to an mdspan)
   barrier,           ///< __syncthreads() (found by emulation)
+  subscript,         ///< a[i] of an ATen-style accessor (cuguard::torch), on a dimension before the last
 };
 
 /// Where a view's memory lives, as far as cuguard knows.

@@ -80,7 +80,8 @@ CUGUARD_HOST_DEVICE inline void classify_access(violation& v, pending& p) noexce
   p.access = false;
   const int rank = v.rank;
   const std::int64_t width = v.width;
-  if (wrong_space(v.space, v.on_device)) {
+  // A subscript (operation::subscript) is a bounds check alone: its memory is not touched yet.
+  if (v.op != operation::subscript && wrong_space(v.space, v.on_device)) {
     v.kind = violation_kind::wrong_memory_space;
     return;
   }

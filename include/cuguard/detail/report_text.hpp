@@ -80,6 +80,7 @@ inline const char* operation_name(operation op) {
     case operation::expect_finite: return "expect_finite";
     case operation::to_mdspan: return "to_mdspan";
     case operation::barrier: return "__syncthreads";
+    case operation::subscript: return "subscript";
   }
   return "operation";
 }
@@ -151,6 +152,13 @@ inline void append_out_of_bounds(text& out, const violation& v) {
     append_view(out, v);
     out << ": dim " << v.dim << " range [" << v.value << ", " << v.value_end << ") is not within [0, "
         << v.extent[v.dim] << ")";
+  } else if (v.op == operation::subscript) { // "[1][5]": the subscripts so far, the last one failed
+    out << "out-of-bounds subscript of ";
+    append_view(out, v);
+    out << " at ";
+    for (int r = 0; r <= v.dim; ++r) out << '[' << v.index[r] << ']';
+    out << ": ";
+    append_index_vs_extent(out, v.dim, v.index[v.dim], v.extent[v.dim]);
   } else if (v.op == operation::select) {
     out << "out-of-bounds select of ";
     append_view(out, v);

@@ -34,6 +34,19 @@ struct mdspan_traits {
 template <class T, std::size_t Rank, class Index, class Deferred>
 struct mdspan_for;
 
+/// The checked view a kernel argument of type P carries, for cuguard::launch to check, stamp
+/// and name: a view itself, or (specializations) a type built on one, such as cuguard::torch's
+/// accessors. `get(p)` returns a reference to it.
+template <class P>
+struct argument_view {
+  static constexpr bool value = false;
+};
+template <class T, std::size_t Rank, class Index>
+struct argument_view<checked_view<T, Rank, Index>> {
+  static constexpr bool value = true;
+  static checked_view<T, Rank, Index>& get(checked_view<T, Rank, Index>& v) noexcept { return v; }
+};
+
 /// Metadata a checked view carries besides pointer, extents and strides (checks on only).
 struct view_meta {
   const char* label = nullptr;
