@@ -81,6 +81,11 @@ constexpr unsigned vector_copy_line = __LINE__ - 2;
 
 } // namespace device_tests
 
+namespace {
+// A kernel the dynamic symbol table does not list (internal linkage), as extensions often write.
+__global__ void local_write(cuguard::checked_view<float, 1> out) { out[out.extent(0)] = 1.0f; }
+} // namespace
+
 CUGUARD_CHECKED_TEST("an out-of-bounds write in a kernel is reported with its line, thread and launch") {
   cuguard::device_buffer<float> buf(64, "activations");
   cuguard::launch(device_tests::write_at, 2, 32, buf.view(), 64); const unsigned launch_line = __LINE__;
@@ -133,6 +138,14 @@ CUGUARD_CHECKED_TEST("a report gives each coordinate of the thread, the grid and
   CHECK(v.count == 1);
   CHECK(c.what.find("block (1,2,3) thread (4,1,1) of launch #") != std::string::npos);
   CHECK(c.what.find("<<<(2,3,4),(5,3,2)>>>") != std::string::npos);
+}
+
+CUGUARD_CHECKED_TEST("a report names a kernel of an anonymous namespace") {
+  cuguard::device_buffer<float> buf(4, "out");
+  cuguard::launch(local_write, 1, 1, buf.view());
+  const auto c = checked();
+  REQUIRE(c.thrown);
+  CHECK(std::string(c.report.launch.kernel) == "(anonymous namespace)::local_write");
 }
 
 CUGUARD_CHECKED_TEST("after a reported violation the program launches again and succeeds") {

@@ -9,6 +9,7 @@
 #include <cuguard/detail/channel.hpp>
 #include <cuguard/detail/device_state.hpp>
 #include <cuguard/detail/kernel_arguments.hpp>
+#include <cuguard/detail/runtime/local_symbol.hpp>
 #include <cuguard/detail/state_symbols.hpp>
 #include <cuguard/emulation.hpp>
 #include <cuguard/detail/fail.hpp> // claim_record, publish_record
@@ -172,8 +173,12 @@ inline bool read_text(std::uint64_t address, text& out) {
 }
 inline text kernel_name(const void* fn) {
   Dl_info info{};
-  if (::dladdr(fn, &info) != 0 && info.dli_sname != nullptr) return readable_name(info.dli_sname);
-  return "kernel";
+  if (::dladdr(fn, &info) == 0) return "kernel";
+  if (info.dli_sname != nullptr) return readable_name(info.dli_sname);
+  // Not exported (an anonymous namespace, static): the file's own symbol table.
+  text name = "kernel";
+  local_symbol(info.dli_fname, info.dli_fbase, fn, [&](const char* mangled) { name = readable_name(mangled); });
+  return name;
 }
 
 
