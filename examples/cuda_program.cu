@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // A whole CUDA program as it is written for nvcc: pinned host buffers, cudaMalloc, two streams
 // with async copies in and out, events timing the pipeline, errors checked at every call. The
-// kernels take checked views and are launched with cuguard::launch. One CMakeLists builds it
-// with nvcc (cuda_program.gpu) and, unchanged, with the host compiler under emulation
+// kernels take checked views; the pipeline launches them with <<<>>>, the last launch is
+// cuguard::launch's (which checks its view arguments before the kernel runs). One CMakeLists
+// builds it with nvcc (cuda_program.gpu) and, unchanged, with the host compiler under emulation
 // (cuda_program: cuguard_emulate). `cuda_program --use-after-free` frees a buffer before the
 // last launch; the report names it.
 #include <cuguard/cuguard.hpp>
@@ -56,7 +57,7 @@ int main(int argc, char** argv) {
     CUDA_CHECK(cudaMemcpyAsync(d_y + offset, h_y + offset, bytes, cudaMemcpyHostToDevice, streams[c]));
     const auto x = cuguard::make_view(static_cast<const float*>(d_x + offset), {chunk}, "x");
     const auto y = cuguard::make_view(d_y + offset, {chunk}, "y");
-    cuguard::launch({(chunk + threads - 1) / threads, threads, 0, streams[c]}, axpy, 2.0f, x, y);
+    axpy<<<(chunk + threads - 1) / threads, threads, 0, streams[c]>>>(2.0f, x, y);
     CUDA_CHECK(cudaGetLastError());
     CUDA_CHECK(cudaMemcpyAsync(h_y + offset, d_y + offset, bytes, cudaMemcpyDeviceToHost, streams[c]));
   }

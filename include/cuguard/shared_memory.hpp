@@ -23,6 +23,17 @@ inline T* dynamic_shared() noexcept {
 /// Size of the running block's dynamic shared memory, in bytes.
 inline std::size_t dynamic_shared_bytes() noexcept { return emulation::detail::runner().dynamic_shared_bytes(); }
 
+namespace detail {
+/// What `extern __shared__ T name[];` at namespace scope becomes in a .cu file built under
+/// emulation: an object that is the running block's dynamic shared memory wherever it is used
+/// (as a T*, or subscripted). Inside a function the same declaration becomes a T* variable.
+template <class T>
+struct dynamic_shared_array {
+  operator T*() const noexcept { return dynamic_shared<T>(); } // NOLINT: an array decays to a pointer
+  T& operator[](std::ptrdiff_t i) const noexcept { return dynamic_shared<T>()[i]; }
+};
+} // namespace detail
+
 #elif defined(__CUDACC__)
 
 template <class T>

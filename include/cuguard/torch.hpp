@@ -11,6 +11,9 @@
 
 #include <cuguard/cuguard.hpp>
 #include <cuguard/detail/adapters/torch_accessor.hpp>
+#if defined(__CUDACC__) || CUGUARD_IMPL_EMULATION
+#  include <cuguard/detail/runtime/chevron.hpp> // <<<>>> launches of .cu files built under emulation
+#endif
 
 #include <ATen/ATen.h>
 #include <c10/util/Exception.h>
@@ -377,6 +380,36 @@ inline void check() {
   detail::as_torch_errors([] { cuguard::check(current_stream()); });
 }
 
+namespace detail {
+/// cuguard::launch on config.stream, its reports as PyTorch errors: polls the report channel
+/// first, and under emulation checks after the kernel (see launch).
+template <class... Params, class... Args>
+void launch_reporting(const launch_config& config, void (*kernel)(Params...), Args&&... args) {
+  as_torch_errors([&] {
+    cuguard::poll(config.stream);
+    cuguard::launch(config, kernel, std::forward<Args>(args)...);
+    if (emulated) cuguard::check(config.stream);
+  });
+}
+
+/// What `kernel<<<grid, block, shared, stream>>>(args)` becomes in an extension's .cu file built
+/// by cuguard.torch under emulation: torch::launch on the stream given, else the current one.
+template <class... Params>
+struct chevron_launch {
+  void (*kernel)(Params...);
+  launch_config config;
+  template <class... Args>
+  void operator()(Args&&... args) const {
+    launch_reporting(config, kernel, std::forward<Args>(args)...);
+  }
+};
+template <class... Params>
+chevron_launch<Params...> chevron(void (*kernel)(Params...), const cuda::std::source_location& site, dim3 grid,
+                                  dim3 block, std::size_t shared_bytes = 0, cudaStream_t stream = nullptr) {
+  return {kernel, launch_config(grid, block, shared_bytes, stream != nullptr ? stream : current_stream(), nullptr, site)};
+}
+} // namespace detail
+
 /// Launches a kernel on the current stream: cuguard::launch, with its reports as PyTorch errors
 /// (a violation out of range: IndexError; other violations and CUDA errors: RuntimeError; a bad
 /// view argument: ValueError), so that a Python caller gets an exception and goes on. Where
@@ -386,12 +419,8 @@ inline void check() {
 /// torch::check().
 template <class... Params, class... Args>
 void launch(void (*kernel)(Params...), cuguard::detail::grid_arg grid, dim3 block, Args&&... args) {
-  const launch_config config(grid.value, block, 0, current_stream(), nullptr, grid.where);
-  detail::as_torch_errors([&] {
-    cuguard::poll(config.stream);
-    cuguard::launch(config, kernel, std::forward<Args>(args)...);
-    if (emulated) cuguard::check(config.stream);
-  });
+  detail::launch_reporting(launch_config(grid.value, block, 0, current_stream(), nullptr, grid.where), kernel,
+                           std::forward<Args>(args)...);
 }
 
 /// The same with dynamic shared memory: `launch({grid, block, shared_bytes}, kernel, args...)`.
@@ -399,11 +428,7 @@ void launch(void (*kernel)(Params...), cuguard::detail::grid_arg grid, dim3 bloc
 template <class... Params, class... Args>
 void launch(launch_config config, void (*kernel)(Params...), Args&&... args) {
   config.stream = current_stream();
-  detail::as_torch_errors([&] {
-    cuguard::poll(config.stream);
-    cuguard::launch(config, kernel, std::forward<Args>(args)...);
-    if (emulated) cuguard::check(config.stream);
-  });
+  detail::launch_reporting(config, kernel, std::forward<Args>(args)...);
 }
 
 #endif

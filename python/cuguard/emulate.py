@@ -1,0 +1,290 @@
+# SPDX-License-Identifier: Apache-2.0
+"""A .cu file as the host compiler can build it under emulation, the user's file unchanged.
+
+translate(text, path) gives the build's copy of a CUDA source: the same lines (a #line directive
+names the user's file, so reports and compiler errors point at it), in which
+
+* ``kernel<<<grid, block[, shared[, stream]]>>>(args)`` becomes a cuguard launch
+  (``::cuguard::detail::chevron(kernel, site, grid, block, shared, stream)(args)``; with
+  ``torch=True`` ``::cuguard::torch::detail::chevron``, which launches on PyTorch's current stream
+  and raises reports as PyTorch errors), its launch site named after the enclosing function even
+  inside a lambda (AT_DISPATCH);
+* ``extern __shared__ T name[];`` becomes the block's dynamic shared memory
+  (``T* const name = ::cuguard::dynamic_shared<T>();`` in a function; at namespace scope an
+  object that converts to ``T*``);
+* ``#include "file"`` names the file beside the user's source by its absolute path.
+
+Comments, string and character literals are left alone. Run as a script:
+``python emulate.py [--torch] SOURCE.cu OUTPUT.cpp`` (what cuguard_emulate does in CMake).
+"""
+import os
+import re
+import sys
+
+__all__ = ["translate", "translate_file"]
+
+
+def _mask(text):
+    """The text with comments, string literals and character literals blanked (newlines kept),
+    so that a search of it finds only code."""
+    out = list(text)
+    i, n = 0, len(text)
+
+    def blank(a, b):
+        for k in range(a, b):
+            if out[k] != "\n":
+                out[k] = " "
+
+    while i < n:
+        c = text[i]
+        if text.startswith("//", i):
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            blank(i, j)
+            i = j
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            blank(i, j)
+            i = j
+        elif c == 'R' and i + 1 < n and text[i + 1] == '"' and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")):
+            m = re.match(r'R"([^(\s]{0,16})\(', text[i:])
+            if m:
+                end = text.find(")" + m.group(1) + '"', i + m.end())
+                end = n if end < 0 else end + len(m.group(1)) + 2
+                blank(i + 1, end)
+                i = end
+            else:
+                i += 1
+        elif c in "\"'":
+            # A digit separator (1'000) is not a character literal.
+            if c == "'" and i > 0 and text[i - 1].isalnum() and re.match(r"[0-9a-fA-F]", text[i + 1:i + 2] or " ") \
+                    and re.search(r"\b[0-9][0-9a-fA-FxX']*$", text[max(0, i - 40):i]):
+                i += 1
+                continue
+            j = i + 1
+            while j < n and text[j] != c and text[j] != "\n":
+                j += 2 if text[j] == "\\" else 1
+            blank(i + 1, min(j, n))
+            i = j + 1
+        else:
+            i += 1
+    return "".join(out)
+
+
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+
+
+def _match_back(masked, close_at, open_ch, close_ch):
+    """Index of the bracket that opens the one closing at close_at (-1 if none)."""
+    depth = 0
+    for k in range(close_at, -1, -1):
+        ch = masked[k]
+        if ch == close_ch:
+            depth += 1
+        elif ch == open_ch:
+            depth -= 1
+            if depth == 0:
+                return k
+        elif ch in ";{}":
+            return -1
+    return -1
+
+
+def _kernel_start(masked, end):
+    """Where the kernel expression that ends before `end` (the <<<) starts: an id-expression with
+    template arguments (ns::kernel<T, 4>, ::k) or a parenthesized expression; -1 if none."""
+    def back_over_space(k):
+        while k > 0 and masked[k - 1].isspace():
+            k -= 1
+        return k
+
+    def ident(ch):
+        return ch.isalnum() or ch == "_"
+
+    k = back_over_space(end)
+    while True:
+        if k > 0 and masked[k - 1] == ")":
+            return _match_back(masked, k - 1, "(", ")")
+        if k > 0 and masked[k - 1] == ">":
+            k = _match_back(masked, k - 1, "<", ">")
+            if k < 0:
+                return -1
+            k = back_over_space(k)
+        j = k
+        while j > 0 and ident(masked[j - 1]):
+            j -= 1
+        if j == k:
+            return -1
+        k = j
+        m = back_over_space(k)
+        if masked[max(0, m - 2):m] != "::":
+            return k
+        k = back_over_space(m - 2)
+        if k == 0 or not (ident(masked[k - 1]) or masked[k - 1] == ">"):
+            return m - 2  # a leading ::
+
+
+def _match_forward(masked, open_at, open_ch, close_ch):
+    depth = 0
+    for k in range(open_at, len(masked)):
+        ch = masked[k]
+        if ch == open_ch:
+            depth += 1
+        elif ch == close_ch:
+            depth -= 1
+            if depth == 0:
+                return k
+    return -1
+
+
+def _config_end(masked, begin):
+    """Index of the >>> that closes a launch configuration starting at `begin`."""
+    depth = 0
+    k = begin
+    while k < len(masked):
+        ch = masked[k]
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif depth == 0 and masked.startswith(">>>", k):
+            return k
+        k += 1
+    return -1
+
+
+def _line_of(text, at):
+    return text.count("\n", 0, at) + 1
+
+
+class TranslationError(ValueError):
+    pass
+
+
+def _launches(text, masked, path, torch):
+    """[(begin, end, replacement)] for every <<<...>>>(...) launch."""
+    edits = []
+    chevron = "::cuguard::torch::detail::chevron" if torch else "::cuguard::detail::chevron"
+    pos = 0
+    while True:
+        at = masked.find("<<<", pos)
+        if at < 0:
+            return edits
+        start = _kernel_start(masked, at)
+        close = _config_end(masked, at + 3)
+        if start < 0 or start == at or close < 0:
+            raise TranslationError(f"{path}:{_line_of(text, at)}: cannot read the kernel launch at '<<<'")
+        paren = close + 3
+        while paren < len(masked) and masked[paren].isspace():
+            paren += 1
+        if paren >= len(masked) or masked[paren] != "(":
+            raise TranslationError(f"{path}:{_line_of(text, at)}: a launch '<<<...>>>' must be followed by its arguments")
+        end = _match_forward(masked, paren, "(", ")")
+        if end < 0:
+            raise TranslationError(f"{path}:{_line_of(text, at)}: the launch's argument list is not closed")
+        kernel = text[start:at].rstrip() + "\n" * text.count("\n", start, at)  # lines kept
+        config = text[at + 3:close]
+        gap = text[close + 3:paren]
+        args = text[paren:end + 1]
+        edits.append((start, end + 1, f"{chevron}({kernel}, ::cuguard::detail::chevron_site(__PRETTY_FUNCTION__), "
+                                      f"{config}){gap}{args}"))
+        pos = end + 1
+
+
+_EXTERN_SHARED = re.compile(r"\bextern\s+__shared__\s+([^;{}]*?)\b([A-Za-z_]\w*)\s*\[\s*\]\s*;")
+_ALIGN = re.compile(r"\b(?:__align__|alignas)\s*\([^()]*(?:\([^()]*\)[^()]*)*\)")
+
+
+def _namespace_scope(masked, at):
+    """True if `at` lies outside every function and class body (only namespace braces around it)."""
+    stack = []
+    for m in re.finditer(r"[{}]", masked[:at]):
+        if m.group() == "{":
+            before = masked[max(0, m.start() - 200):m.start()]
+            stack.append(bool(re.search(r'(?:\bnamespace(?:\s+[\w:]+)?|\bextern\s*"C"|\bextern\s+"C\+\+")\s*$', before)
+                              or re.search(r"\bextern\s*$", before)))
+        elif stack:
+            stack.pop()
+    return all(stack)
+
+
+def _extern_shared(text, masked):
+    edits = []
+    for m in _EXTERN_SHARED.finditer(masked):
+        declared = text[m.start(1):m.end(1)]
+        element = " ".join(_ALIGN.sub(" ", declared).split())
+        name = m.group(2)
+        newlines = "\n" * text.count("\n", m.start(), m.end())
+        if _namespace_scope(masked, m.start()):
+            new = f"static ::cuguard::detail::dynamic_shared_array<{element}> {name};"
+        else:
+            new = f"{element}* const {name} = ::cuguard::dynamic_shared<{element}>();"
+        edits.append((m.start(), m.end(), new + newlines))
+    return edits
+
+
+_INCLUDE = re.compile(r'^([ \t]*#[ \t]*include[ \t]*)"([^"\n]+)"', re.M)
+
+
+def _includes(text, path):
+    here = os.path.dirname(os.path.abspath(path))
+    edits = []
+    for m in _INCLUDE.finditer(text):
+        name = m.group(2)
+        beside = os.path.join(here, name)
+        if not os.path.isabs(name) and os.path.exists(beside):
+            edits.append((m.start(), m.end(), m.group(1) + '"' + os.path.abspath(beside).replace("\\", "/") + '"'))
+    return edits
+
+
+def translate(text, path, torch=False):
+    """The build's copy of the CUDA source `text` read from `path` (see the module's doc)."""
+    masked = _mask(text)
+    edits = sorted(_launches(text, masked, path, torch) + _extern_shared(text, masked) + _includes(text, path))
+    pieces, at = [], 0
+    for begin, end, new in edits:
+        if begin < at:
+            raise TranslationError(f"{path}:{_line_of(text, begin)}: overlapping constructs cannot be translated")
+        pieces += [text[at:begin], new]
+        at = end
+    pieces.append(text[at:])
+    prelude = "#include <cuguard/torch.hpp>\n" if torch else "#include <cuguard/cuguard.hpp>\n"
+    prelude += "#include <cuguard/emulated_runtime.hpp>\n#include <cuguard/detail/runtime/chevron.hpp>\n"
+    where = os.path.abspath(path).replace("\\", "/").replace('"', '\\"')
+    return f"// generated by cuguard from {where}: its <<<>>> launches and extern __shared__ arrays for emulation\n" \
+           f"{prelude}#line 1 \"{where}\"\n" + "".join(pieces)
+
+
+def translate_file(source, output, torch=False):
+    """Writes translate() of `source` to `output` where that changes the output (so that builds
+    that compare times do not rebuild)."""
+    with open(source, encoding="utf-8") as f:
+        text = translate(f.read(), source, torch)
+    try:
+        with open(output, encoding="utf-8") as f:
+            if f.read() == text:
+                return
+    except OSError:
+        pass
+    os.makedirs(os.path.dirname(os.path.abspath(output)), exist_ok=True)
+    with open(output, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def main(argv):
+    torch = "--torch" in argv
+    rest = [a for a in argv if a != "--torch"]
+    if len(rest) != 2:
+        print("usage: emulate.py [--torch] SOURCE.cu OUTPUT.cpp", file=sys.stderr)
+        return 2
+    try:
+        translate_file(rest[0], rest[1], torch)
+    except TranslationError as e:
+        print(f"{e}: error: cuguard cannot build this file under emulation", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
