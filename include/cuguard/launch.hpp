@@ -121,7 +121,7 @@ void check_argument(P& arg, const launch_entry& e, int device) {
 #endif
 }
 
-/// "argument <position> of <kernel>", kept for the life of the program (each text once): the
+/// "argument <position> of <kernel>" (the kernel's name without its namespaces), kept for the life of the program (each text once): the
 /// label of a view argument that has none, such as ATen's accessor converted to cuguard's.
 inline const char* argument_label(const text& kernel, int position) {
   struct entry {
@@ -129,8 +129,18 @@ inline const char* argument_label(const text& kernel, int position) {
     text name;
   };
   static entry* labels = nullptr; // under the runtime's lock; never freed (reports may read them late)
+  // The kernel without its namespaces (the report's launch line names it whole): a label is kept
+  // in a record field of fixed size.
+  const char* k = kernel.c_str();
+  const char* unqualified = k;
+  int depth = 0;
+  for (const char* p = k; *p != '\0'; ++p) {
+    if (*p == '<' || *p == '(') ++depth;
+    if (*p == '>' || *p == ')') --depth;
+    if (depth == 0 && p[0] == ':' && p[1] == ':') unqualified = p + 2;
+  }
   text name;
-  name << "argument " << position << " of " << kernel;
+  name << "argument " << position << " of " << unqualified;
   host_lock lock(runtime().mutex);
   for (entry* e = labels; e != nullptr; e = e->next)
     if (std::strcmp(e->name.c_str(), name.c_str()) == 0) return e->name.c_str();

@@ -392,20 +392,21 @@ void launch_reporting(const launch_config& config, void (*kernel)(Params...), Ar
   });
 }
 
-/// What `kernel<<<grid, block, shared, stream>>>(args)` becomes in an extension's .cu file built
-/// by cuguard.torch under emulation: torch::launch on the stream given, else the current one.
-template <class... Params>
-struct chevron_launch {
-  void (*kernel)(Params...);
-  launch_config config;
-  template <class... Args>
-  void operator()(Args&&... args) const {
+/// torch::launch's way of starting a kernel, for rewritten <<<>>> launches.
+struct torch_launch {
+  template <class... Params, class... Args>
+  static void run(const launch_config& config, void (*kernel)(Params...), Args&&... args) {
     launch_reporting(config, kernel, std::forward<Args>(args)...);
   }
 };
+
+/// What `kernel<<<grid, block, shared, stream>>>(args)` becomes in an extension's .cu file built
+/// by cuguard.torch under emulation: torch::launch on the stream given, else the current one.
 template <class... Params>
-chevron_launch<Params...> chevron(void (*kernel)(Params...), const cuda::std::source_location& site, dim3 grid,
-                                  dim3 block, std::size_t shared_bytes = 0, cudaStream_t stream = nullptr) {
+cuguard::detail::chevron_launch<torch_launch, Params...> chevron(void (*kernel)(Params...),
+                                                                 const cuda::std::source_location& site, dim3 grid,
+                                                                 dim3 block, std::size_t shared_bytes = 0,
+                                                                 cudaStream_t stream = nullptr) {
   return {kernel, launch_config(grid, block, shared_bytes, stream != nullptr ? stream : current_stream(), nullptr, site)};
 }
 } // namespace detail

@@ -6,6 +6,8 @@
 #include <cuguard/torch.hpp>
 #include <doctest/doctest.h>
 
+#include "support.hpp"
+
 #include <ATen/DLConvertor.h>
 #include <cuguard/dlpack.hpp>
 
@@ -14,25 +16,11 @@
 
 namespace torch_tests {
 
-/// The message of the c10 error of type E that `call` throws, without PyTorch's backtrace ("no
-/// error" if none; "another error: ..." for another type).
-template <class E, class Call>
-std::string message_of(Call call) {
-  try {
-    call();
-  } catch (const E& e) {
-    return e.what_without_backtrace();
-  } catch (const std::exception& e) {
-    return std::string("another error: ") + e.what();
-  }
-  return "no error";
-}
+using torch_test_support::first_line;
+using torch_test_support::message_of;
 
 /// "\n  at <this file>:<line> in "
 std::string at_line(int line) { return "\n  at " __FILE__ ":" + std::to_string(line) + " in "; }
-
-/// The first line of `text`.
-std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 
 __global__ void gather_rows(cuguard::checked_view<const float, 2> table, cuguard::checked_view<const std::int64_t, 1> rows,
                             cuguard::checked_view<float, 2> out) {

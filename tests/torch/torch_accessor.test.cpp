@@ -6,6 +6,8 @@
 #include <cuguard/torch.hpp>
 #include <doctest/doctest.h>
 
+#include "support.hpp"
+
 #include <cstdint>
 #include <string>
 
@@ -14,19 +16,8 @@
 
 namespace accessor_tests {
 
-template <class E, class Call>
-std::string message_of(Call call) {
-  try {
-    call();
-  } catch (const E& e) {
-    return e.what_without_backtrace();
-  } catch (const std::exception& e) {
-    return std::string("another error: ") + e.what();
-  }
-  return "no error";
-}
-
-std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+using torch_test_support::first_line;
+using torch_test_support::message_of;
 
 /// What a failed host access throws (checks on: the default host policy throws).
 template <class Call>
@@ -130,7 +121,7 @@ TEST_CASE("a kernel parameter accepts ATen's accessor, and a report names it by 
   CHECK(at::equal(out, 2 * in));
   const std::string said = message_of<c10::IndexError>([&] { run(1); });
   CHECK(first_line(said) ==
-        "cuguard: out-of-bounds access to 'argument 1 of accessor_tests::twice_kernel' float[2, 6] at (0, 6): dim 1 index 6 >= extent 6");
+        "cuguard: out-of-bounds access to 'argument 1 of twice_kernel' float[2, 6] at (0, 6): dim 1 index 6 >= extent 6");
   CHECK(said.find("torch_accessor.test.cpp:") != std::string::npos);
   CHECK(message_of<c10::Error>([&] { run(0); }) == "no error");
 }

@@ -331,21 +331,9 @@ class GenericPackedTensorAccessor {
     }
   }
 
-  CUGUARD_HOST_DEVICE decltype(auto) operator[](index_t i) {
-    if constexpr (N == 1) {
-      return static_cast<T&>(data_[strides_[0] * i]);
-    } else {
-      return TensorAccessor<T, N - 1, PtrTraits, index_t, N>(data_ + strides_[0] * i, sizes_ + 1, strides_ + 1);
-    }
-  }
-  CUGUARD_HOST_DEVICE decltype(auto) operator[](index_t i) const {
-    if constexpr (N == 1) {
-      return static_cast<const T&>(data_[strides_[0] * i]);
-    } else {
-      return static_cast<const TensorAccessor<T, N - 1, PtrTraits, index_t, N>>(
-          TensorAccessor<T, N - 1, PtrTraits, index_t, N>(data_ + strides_[0] * i, sizes_ + 1, strides_ + 1));
-    }
-  }
+  // a[i] is ATen's: that of the TensorAccessor of the whole tensor.
+  CUGUARD_HOST_DEVICE decltype(auto) operator[](index_t i) { return whole()[i]; }
+  CUGUARD_HOST_DEVICE decltype(auto) operator[](index_t i) const { return static_cast<const whole_type>(whole())[i]; }
   CUGUARD_HOST_DEVICE index_t size(index_t d) const noexcept { return sizes_[d]; }
   CUGUARD_HOST_DEVICE index_t stride(index_t d) const noexcept { return strides_[d]; }
   CUGUARD_HOST_DEVICE PtrType data() noexcept { return data_; }
@@ -367,6 +355,9 @@ class GenericPackedTensorAccessor {
   }
 
  private:
+  using whole_type = TensorAccessor<T, N, PtrTraits, index_t, N>;
+  CUGUARD_HOST_DEVICE whole_type whole() const noexcept { return whole_type(data_, sizes_, strides_); }
+
   PtrType data_;
   index_t sizes_[N];
   index_t strides_[N];

@@ -62,22 +62,31 @@ inline cuda::std::source_location chevron_site(const char* pretty,
                                              where.line(), where.column());
 }
 
-/// `kernel<<<config>>>` waiting for its arguments: `(args...)` launches it with cuguard::launch.
-template <class... Params>
+/// How a rewritten launch starts its kernel: cuguard::launch (cuguard::torch has its own).
+struct plain_launch {
+  template <class... Params, class... Args>
+  static void run(const launch_config& config, void (*kernel)(Params...), Args&&... args) {
+    launch(config, kernel, std::forward<Args>(args)...);
+  }
+};
+
+/// `kernel<<<config>>>` waiting for its arguments: `(args...)` launches it through `Launch`.
+template <class Launch, class... Params>
 struct chevron_launch {
   void (*kernel)(Params...);
   launch_config config;
 
   template <class... Args>
   void operator()(Args&&... args) const {
-    launch(config, kernel, std::forward<Args>(args)...);
+    Launch::run(config, kernel, std::forward<Args>(args)...);
   }
 };
 
 /// `kernel<<<grid, block, shared_bytes, stream>>>`, launched at `site`.
 template <class... Params>
-chevron_launch<Params...> chevron(void (*kernel)(Params...), const cuda::std::source_location& site, dim3 grid,
-                                  dim3 block, std::size_t shared_bytes = 0, cudaStream_t stream = nullptr) {
+chevron_launch<plain_launch, Params...> chevron(void (*kernel)(Params...), const cuda::std::source_location& site,
+                                                dim3 grid, dim3 block, std::size_t shared_bytes = 0,
+                                                cudaStream_t stream = nullptr) {
   return {kernel, launch_config(grid, block, shared_bytes, stream, nullptr, site)};
 }
 
