@@ -1,4 +1,4 @@
 // SPDX-License-Identifier: Apache-2.0
-// cuguard_ops.cpp for nvcc: torch.utils.cpp_extension compiles .cu sources with nvcc (build.py,
-// with a GPU).
+// The extension's source as cuguard.torch.load builds it (build.py): with nvcc on a GPU, and
+// unchanged by the host compiler under emulation elsewhere. Its code is cuguard_ops.cpp.
 #include "cuguard_ops.cpp"
