@@ -16,6 +16,7 @@
 #endif
 
 #include <ATen/ATen.h>
+#include <ATen/TensorUtils.h>
 #include <c10/util/Exception.h>
 #if defined(__CUDACC__) && !CUGUARD_IMPL_EMULATION
 #  include <c10/cuda/CUDAStream.h>
@@ -45,6 +46,7 @@
 #include <string>
 #include <unordered_map>
 #include <type_traits>
+#include <initializer_list>
 #include <utility>
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
@@ -337,6 +339,20 @@ inline bool on_device(const at::Tensor& t) {
   return t.is_cpu();
 #else
   return t.is_cuda();
+#endif
+}
+
+/// ATen's `at::checkAllSameGPU(op, {{t1, "t1", 1}, ...})` in a GPU build; under emulation its CPU
+/// meaning: every tensor is a CPU tensor, else a RuntimeError (c10::Error) naming the argument,
+/// its position, its device and `op`.
+inline void checkAllSameGPU(const char* op, std::initializer_list<at::TensorArg> tensors) {
+#if CUGUARD_IMPL_EMULATION
+  for (const at::TensorArg& t : tensors)
+    TORCH_CHECK(!t->defined() || t->is_cpu(), "Expected tensor for argument #", t.pos, " '", t.name,
+                "' to be a CPU tensor (this build runs kernels on CPU threads: emulation), but it is on ", t->device(),
+                " (while checking arguments for ", op, ")");
+#else
+  at::checkAllSameGPU(op, at::ArrayRef<at::TensorArg>(tensors.begin(), tensors.size()));
 #endif
 }
 

@@ -162,3 +162,14 @@ TEST_CASE("a view of a tensor PyTorch has freed reports use_after_free naming th
   CHECK(said == "cuguard: use after free: access to 'hidden' const float[8] at (0): allocation 'hidden' (32 bytes) was released");
   CHECK(CUGUARD_TORCH_VIEW(other, const float, 1)(0) == 0.0f);
 }
+
+TEST_CASE("checkAllSameGPU accepts this build's tensors and names an argument on another device") {
+  const at::Tensor a = at::zeros({2});
+  const at::Tensor b = at::ones({2});
+  CHECK(message_of<c10::Error>([&] { cuguard::torch::checkAllSameGPU("op", {{a, "a", 1}, {b, "b", 2}}); }) == "no error");
+  const at::Tensor meta = at::zeros({2}, at::TensorOptions().device(at::kMeta));
+  const std::string said =
+      message_of<c10::Error>([&] { cuguard::torch::checkAllSameGPU("op", {{a, "a", 1}, {meta, "m", 2}}); });
+  CHECK(said.find("argument #2 'm'") != std::string::npos);
+  CHECK(said.find("while checking arguments for op") != std::string::npos);
+}
