@@ -121,31 +121,35 @@ void check_argument(P& arg, const launch_entry& e, int device) {
 #endif
 }
 
-/// "argument <position> of <kernel>" (the kernel's name without its namespaces), kept for the life of the program (each text once): the
-/// label of a view argument that has none, such as ATen's accessor converted to cuguard's.
-inline const char* argument_label(const text& kernel, int position) {
+/// A text kept for the life of the program, each once (labels and launch sites that reports may
+/// read long after): `t` itself the first time, then that copy.
+inline const char* kept_text(text&& t) {
   struct entry {
     entry* next;
-    text name;
+    text value;
   };
-  static entry* labels = nullptr; // under the runtime's lock; never freed (reports may read them late)
-  // The kernel without its namespaces (the report's launch line names it whole): a label is kept
-  // in a record field of fixed size.
-  const char* k = kernel.c_str();
-  const char* unqualified = k;
+  static entry* texts = nullptr; // under the runtime's lock; never freed
+  host_lock lock(runtime().mutex);
+  for (entry* e = texts; e != nullptr; e = e->next)
+    if (std::strcmp(e->value.c_str(), t.c_str()) == 0) return e->value.c_str();
+  texts = new entry{texts, static_cast<text&&>(t)};
+  return texts->value.c_str();
+}
+
+/// "argument <position> of <kernel>", the kernel's name without its namespaces (the report's
+/// launch line names it whole; a label is kept in a record field of fixed size): the label of a
+/// view argument that has none, such as ATen's accessor converted to cuguard's.
+inline const char* argument_label(const text& kernel, int position) {
+  const char* unqualified = kernel.c_str();
   int depth = 0;
-  for (const char* p = k; *p != '\0'; ++p) {
+  for (const char* p = kernel.c_str(); *p != '\0'; ++p) {
     if (*p == '<' || *p == '(') ++depth;
     if (*p == '>' || *p == ')') --depth;
     if (depth == 0 && p[0] == ':' && p[1] == ':') unqualified = p + 2;
   }
   text name;
   name << "argument " << position << " of " << unqualified;
-  host_lock lock(runtime().mutex);
-  for (entry* e = labels; e != nullptr; e = e->next)
-    if (std::strcmp(e->name.c_str(), name.c_str()) == 0) return e->name.c_str();
-  labels = new entry{labels, static_cast<text&&>(name)};
-  return labels->name.c_str();
+  return kept_text(static_cast<text&&>(name));
 }
 
 /// Gives a view argument without a label its position (1 for the first parameter) as one.

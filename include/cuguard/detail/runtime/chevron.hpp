@@ -41,18 +41,9 @@ inline const char* enclosing_function(const char* pretty, const char* fallback) 
     if (*p == '>' || *p == ')') --depth;
     if (*p == ' ' && depth == 0) begin = p + 1;
   }
-  struct entry {
-    entry* next;
-    text name;
-  };
-  static entry* names = nullptr; // under the runtime's lock; never freed
   text name;
   name.append(begin, static_cast<std::size_t>(end - begin));
-  host_lock lock(runtime().mutex);
-  for (entry* e = names; e != nullptr; e = e->next)
-    if (std::strcmp(e->name.c_str(), name.c_str()) == 0) return e->name.c_str();
-  names = new entry{names, static_cast<text&&>(name)};
-  return names->name.c_str();
+  return kept_text(static_cast<text&&>(name));
 }
 
 /// The launch site of a rewritten <<<>>> launch: where it stands, named after the enclosing function.
