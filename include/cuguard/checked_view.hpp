@@ -61,8 +61,11 @@ class checked_view {
   using reference = T&;
   using pointer = T*;
 
-  /// An empty view (null data, all extents 0).
-  checked_view() = default;
+  /// An empty view: null data, every extent 0 and every stride 1 (the strides of
+  /// `torch.empty(0, 0)`, which to_mdspan() can keep).
+  CUGUARD_HOST_DEVICE constexpr checked_view() noexcept {
+    for (std::size_t r = 0; r < Rank; ++r) strides_[r] = 1;
+  }
 
   /// A contiguous row-major view of `data` with the given extents. `label` names the view in
   /// reports; it must outlive the view (a string literal is the usual choice). In device code it
@@ -248,8 +251,10 @@ class checked_view {
   // reported again) instead of computing with the bad arguments.
 
   /// Elements [begin, end) of dimension `dim`. Arguments are taken as int64 and checked before
-  /// they are narrowed to Index (an int32 view's `slice(0, 0, 1LL << 32)` is reported). An empty
-  /// slice at the end (begin == extent) keeps the view's data pointer.
+  /// they are narrowed to Index (an int32 view's `slice(0, 0, 1LL << 32)` is reported). The data
+  /// pointer moves by begin * stride, as PyTorch's narrow moves the storage offset, an empty slice
+  /// at the end too; checked builds keep it where that is no pointer (null data, or past what a
+  /// pointer can be offset by, as a view without elements may reach: detail::can_offset).
   CUGUARD_HOST_DEVICE checked_view slice(std::size_t dim, std::int64_t begin, std::int64_t end,
                                          location where = location::current()) const;
 
@@ -401,14 +406,15 @@ class checked_view {
   CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE bool vector_fails(const std::int64_t (&idx)[Rank]) const noexcept;
 
   // After a failed construction check (which returns in device code under
-  // CUGUARD_ON_DEVICE_VIOLATION_CONTINUE): no element to reach.
+  // CUGUARD_ON_DEVICE_VIOLATION_CONTINUE): no element to reach (the data kept, strides 1).
   CUGUARD_HOST_DEVICE void make_empty() noexcept {
-    for (std::size_t r = 0; r < Rank; ++r) extents_[r] = strides_[r] = 0;
+    for (std::size_t r = 0; r < Rank; ++r) extents_[r] = 0, strides_[r] = 1;
   }
 
   // Checks a new view: extents and strides not negative and representable in Index (`ext` and
-  // `str` are the arguments as given, null when there were none), no null data under elements,
-  // every offset representable in Index, and (host) inside its tracked allocation. A failed check
+  // `str` are the arguments as given, null when there were none) and, for a view with elements,
+  // data not null, every offset representable in Index and (host) inside its tracked allocation
+  // (a view without elements reaches nothing, and is not checked for them). A failed check
   // (which returns in device code under CUGUARD_ON_DEVICE_VIOLATION_CONTINUE) leaves the view empty.
   CUGUARD_HOST_DEVICE void init(const char* label, const location& where, const detail::integer* ext,
                                 const detail::integer* str);
@@ -418,14 +424,12 @@ class checked_view {
   CUGUARD_HOST_DEVICE bool check_shape(const location& where, const detail::integer* ext, const detail::integer* str,
                                        std::uint64_t& largest, std::uint64_t& count);
 
-  // Data not null where there are elements; the largest offset (of every view, with elements or
-  // not) and the element count fit Index.
+  // A view with elements: data not null; the largest offset and the element count fit Index.
   CUGUARD_HOST_DEVICE bool check_reach(const location& where, std::uint64_t largest, std::uint64_t count);
 
-  // reshape of a view without elements: each extent asked for fits Index, and so does the
-  // largest offset of the new shape.
+  // reshape of a view without elements: each extent asked for fits Index.
   template <std::size_t N>
-  CUGUARD_HOST_DEVICE bool reshape_fits(const detail::integer (&asked)[N], const Index (&ext)[N], const Index (&str)[N],
+  CUGUARD_HOST_DEVICE bool reshape_fits(const detail::integer (&asked)[N], const Index (&ext)[N],
                                         const location& where) const;
 
   // layout_stride's preconditions (see to_mdspan); reports invalid_argument where one fails.

@@ -14,7 +14,10 @@
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
 
-/// A contiguous row-major view: `make_view(p, {rows, cols}, "x")`.
+/// A contiguous row-major view: `make_view(p, {rows, cols}, "x")`. Checked builds give it
+/// PyTorch's strides, products of the extents each taken as at least 1 (`{1, 4, 0, 5}`: strides
+/// `{20, 5, 5, 1}`, as `torch.empty(1, 4, 0, 5)`); unchecked builds the plain products, as raw
+/// index arithmetic. They differ only for views without elements.
 template <std::size_t Rank, class T>
 CUGUARD_HOST_DEVICE checked_view<T, Rank> make_view(
     T* data, const detail::integer (&extents)[Rank], const char* label,
@@ -47,7 +50,9 @@ CUGUARD_HOST_DEVICE checked_view<T, Rank> make_strided_view(
 /// The same views with 32-bit extents, strides and offsets (checked_view<T, Rank, int>), as
 /// PyTorch's packed_accessor32: `make_view32(p, {rows, cols}, "x")`. Index arithmetic in 32 bits
 /// is cheaper on the GPU; checked builds report a shape whose extents, strides, largest offset
-/// or element count do not fit (index_overflow), where unchecked code would wrap.
+/// or element count do not fit (index_overflow), where unchecked code would wrap. A view without
+/// elements reaches nothing: only its extents must fit, and a stride that does not is held at
+/// the int32 maximum (an accessor of an empty batch).
 template <std::size_t Rank, class T>
 CUGUARD_HOST_DEVICE checked_view<T, Rank, std::int32_t> make_view32(
     T* data, const detail::integer (&extents)[Rank], const char* label,

@@ -25,6 +25,10 @@ struct mdspan_traits<cuda::std::mdspan<E, Extents, Layout, Accessor>> {
   static constexpr bool element_is = std::is_same<E, T>::value;
   static constexpr bool default_accessor = std::is_same<Accessor, cuda::std::default_accessor<E>>::value;
   static constexpr bool strided = Layout::template mapping<Extents>::is_always_strided();
+  // 1 for layout_right, -1 for layout_left: packed layouts whose strides follow from the extents.
+  static constexpr int packed = std::is_same<Layout, cuda::std::layout_right>::value  ? 1
+                                : std::is_same<Layout, cuda::std::layout_left>::value ? -1
+                                                                                      : 0;
   template <class T, std::size_t Rank, class Index>
   static constexpr bool converts_from =
       std::is_same<cuda::std::mdspan<E, Extents, Layout, Accessor>,

@@ -101,6 +101,10 @@ class driver {
   };
 
   float* base() const { return storage_ + padding; }
+  template <class Index>
+  fuzz_model::world world_of() const {
+    return {buffer_elements, sizeof(Index) * 8, reinterpret_cast<std::uintptr_t>(base())};
+  }
 
   // ---- numbers ---------------------------------------------------------------------------
 
@@ -201,7 +205,7 @@ class driver {
 
   template <std::size_t R, class Index>
   void make_rank(state<Index>& s, bool strided) {
-    const fuzz_model::world w{buffer_elements, sizeof(Index) * 8};
+    const fuzz_model::world w = world_of<Index>();
     std::int64_t ext[R];
     std::int64_t str[R];
     for (std::size_t r = 0; r < R; ++r) ext[r] = extent();
@@ -232,7 +236,7 @@ class driver {
 
   template <class Index, std::size_t R>
   void derive(state<Index>& s, const cuguard::checked_view<float, R, Index>& v, std::uint64_t op) {
-    const fuzz_model::world w{buffer_elements, sizeof(Index) * 8};
+    const fuzz_model::world w = world_of<Index>();
     const fuzz_model::view& m = s.model;
     fuzz_model::view out;
     switch (op) {
@@ -241,7 +245,7 @@ class driver {
         const std::int64_t e = dim < R ? m.ext[dim] : 4;
         const std::int64_t b = index_near(e), end = below(2) ? index_near(e) : e;
         cuguard::checked_view<float, R, Index> got_view;
-        const outcome expected = fuzz_model::slice(m, dim, b, end, out);
+        const outcome expected = fuzz_model::slice(w, m, dim, b, end, out);
         if (agree("slice", expected, run_cuguard([&] { got_view = v.slice(dim, b, end); })) && expected.k == kind::none)
           adopt(s, got_view, out, "slice");
         return;
@@ -251,7 +255,7 @@ class driver {
           const std::uint64_t dim = below(R + 1);
           const std::int64_t i = index_near(dim < R ? m.ext[dim] : 4);
           cuguard::checked_view<float, R - 1, Index> got_view;
-          const outcome expected = fuzz_model::select(m, dim, i, out);
+          const outcome expected = fuzz_model::select(w, m, dim, i, out);
           if (agree("select", expected, run_cuguard([&] { got_view = v.select(dim, i); })) && expected.k == kind::none)
             adopt(s, got_view, out, "select");
         }
@@ -308,7 +312,7 @@ class driver {
     const std::int64_t offset = static_cast<std::int64_t>(below(buffer_elements));
     const std::size_t rows = below(5), cols = below(5);
     const cuda::std::mdspan md(base() + offset, rows, cols);
-    const fuzz_model::world w{buffer_elements, 64};
+    const fuzz_model::world w = world_of<std::int64_t>();
     const std::int64_t ext[2] = {static_cast<std::int64_t>(rows), static_cast<std::int64_t>(cols)};
     fuzz_model::view m;
     const outcome expected = fuzz_model::make(w, 2, ext, nullptr, offset, false, m);

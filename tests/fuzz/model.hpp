@@ -50,7 +50,8 @@ struct view {
 /// 256 bytes.
 struct world {
   std::int64_t elements;
-  int index_bits; // 32 or 64
+  int index_bits;        // 32 or 64
+  std::uint64_t address; // of the buffer's first element
   i128 max() const { return index_bits == 32 ? i128{INT32_MAX} : i128{INT64_MAX}; }
 };
 
@@ -77,13 +78,13 @@ inline i128 largest_of(const int rank, const std::int64_t* ext, const i128* str)
   return n;
 }
 
-/// Row-major strides; where one passes the index maximum (a view with an extent of 0) it is
-/// held at the maximum.
+/// Row-major strides by PyTorch's rule: products of the extents, each taken as at least 1; where
+/// one passes the index maximum (a view with an extent of 0) it is held at the maximum.
 inline void row_major(const world& w, int rank, const std::int64_t* ext, i128* str) {
   i128 s = 1;
   for (int r = rank; r-- > 0;) {
     str[r] = s;
-    s *= ext[r] < 0 ? 0 : ext[r];
+    s *= ext[r] < 1 ? 1 : ext[r];
     if (s > w.max()) s = w.max();
   }
   for (int r = 0; r < rank; ++r)
@@ -93,17 +94,20 @@ inline void row_major(const world& w, int rank, const std::int64_t* ext, i128* s
 /// make_view (strides == nullptr: contiguous) or make_strided_view.
 inline outcome make(const world& w, int rank, const std::int64_t* ext, const std::int64_t* strides, i128 offset,
                     bool null, view& out) {
+  // Without elements a stride the index cannot hold is held at its maximum.
+  bool elements = true;
+  for (int r = 0; r < rank; ++r) elements &= ext[r] != 0;
   for (int r = 0; r < rank; ++r) {
     if (ext[r] < 0) return {kind::invalid_argument, r};
     if (ext[r] > w.max()) return {kind::index_overflow, r};
     if (strides != nullptr) {
       if (strides[r] < 0) return {kind::invalid_argument, r};
-      if (strides[r] > w.max()) return {kind::index_overflow, r};
+      if (strides[r] > w.max() && elements) return {kind::index_overflow, r};
     }
   }
   i128 str[max_rank];
   if (strides != nullptr)
-    for (int r = 0; r < rank; ++r) str[r] = strides[r];
+    for (int r = 0; r < rank; ++r) str[r] = strides[r] > w.max() ? w.max() : i128{strides[r]};
   else
     row_major(w, rank, ext, str);
   view v;
@@ -111,10 +115,11 @@ inline outcome make(const world& w, int rank, const std::int64_t* ext, const std
   for (int r = 0; r < rank; ++r) v.ext[r] = ext[r], v.str[r] = static_cast<std::int64_t>(str[r]);
   v.offset = null ? 0 : offset;
   v.null = null;
+  // A view without elements reaches nothing: no offset or allocation of it is checked.
   const i128 count = count_of(v);
   const i128 largest = largest_of(rank, ext, str);
   if (count > 0 && null) return {kind::null_data, -1};
-  if (largest > w.max() || largest * 4 > INT64_MAX) return {kind::index_overflow, -1}; // 4: sizeof(float)
+  if (count > 0 && (largest > w.max() || largest * 4 > INT64_MAX)) return {kind::index_overflow, -1}; // 4: sizeof(float)
   if (count > w.max()) return {kind::index_overflow, -1};
   if (count > 0) {
     // The tracked buffer: a view that starts in it, or starts before it and runs into it, must
@@ -128,22 +133,30 @@ inline outcome make(const world& w, int rank, const std::int64_t* ext, const std
   return {};
 }
 
-inline outcome slice(const view& v, std::uint64_t dim, std::int64_t begin, std::int64_t end, view& out) {
+/// A slice or select moves the data by n strides (as narrow does) where that is a pointer: data
+/// not null, at most the int64 maximum in bytes, and an address that does not wrap.
+inline void move(const world& w, view& v, std::int64_t n, std::int64_t stride) {
+  const i128 by = i128{n} * stride;
+  const i128 to = i128{w.address} + (v.offset + by) * 4;
+  if (!v.null && by * 4 <= INT64_MAX && to <= i128{UINT64_MAX}) v.offset += by;
+}
+
+inline outcome slice(const world& w, const view& v, std::uint64_t dim, std::int64_t begin, std::int64_t end, view& out) {
   if (dim >= static_cast<std::uint64_t>(v.rank)) return {kind::invalid_argument, static_cast<int>(dim)};
   const int d = static_cast<int>(dim);
   if (begin < 0 || end < begin || end > v.ext[d]) return {kind::out_of_bounds, d};
   out = v;
-  if (!v.null && begin < v.ext[d]) out.offset += i128{begin} * v.str[d];
+  move(w, out, begin, v.str[d]);
   out.ext[d] = end - begin;
   return {};
 }
 
-inline outcome select(const view& v, std::uint64_t dim, std::int64_t i, view& out) {
+inline outcome select(const world& w, const view& v, std::uint64_t dim, std::int64_t i, view& out) {
   if (dim >= static_cast<std::uint64_t>(v.rank)) return {kind::invalid_argument, static_cast<int>(dim)};
   const int d = static_cast<int>(dim);
   if (i < 0 || i >= v.ext[d]) return {kind::out_of_bounds, d};
   out = v;
-  if (!v.null) out.offset += i128{i} * v.str[d];
+  move(w, out, i, v.str[d]);
   out.rank = v.rank - 1;
   for (int r = d; r + 1 < v.rank; ++r) out.ext[r] = v.ext[r + 1], out.str[r] = v.str[r + 1];
   return {};
@@ -188,12 +201,11 @@ inline outcome reshape(const world& w, const view& v, int rank, const std::int64
   bool negative = false;
   for (int r = 0; r < rank; ++r) shaped.ext[r] = ext[r], negative |= ext[r] < 0;
   if (negative || count_of(shaped) != count_of(v)) return {kind::shape_mismatch, -1};
+  // With elements every extent is at most the count, and the largest offset the count less one.
   for (int r = 0; r < rank; ++r)
     if (ext[r] > w.max()) return {kind::index_overflow, r};
   i128 str[max_rank];
   row_major(w, rank, ext, str);
-  const i128 largest = largest_of(rank, ext, str);
-  if (largest > w.max() || largest * 4 > INT64_MAX) return {kind::index_overflow, -1};
   for (int r = 0; r < rank; ++r) shaped.str[r] = static_cast<std::int64_t>(str[r]);
   shaped.offset = v.offset;
   shaped.null = v.null;

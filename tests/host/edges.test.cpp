@@ -71,18 +71,48 @@ CUGUARD_CHECKED_TEST("offsets that fit the index type but not a pointer are inde
                     "elements can be offset by"));
 }
 
-CUGUARD_CHECKED_TEST("a view without elements still has offsets that fit, and keeps null data null") {
+CUGUARD_CHECKED_TEST("a view without elements reaches nothing: its offsets are not checked, its slices move its data as narrow does") {
   float x[1] = {};
   cuguard_test::caught c;
-  // No element, but a slice of dim 1 would be 2^62 * 4 elements away.
-  CUGUARD_TEST_CATCH(c, (void)cuguard::make_strided_view(x, {0, 4}, {1, std::int64_t{1} << 62}, "empty"));
+  // No element: a stride of 2^62 reaches nothing. A slice of dim 1 would be 2^62 floats (2^64
+  // bytes) away, which no pointer can be offset by: its data stays.
+  cuguard::checked_view<float, 2> far;
+  CUGUARD_TEST_CATCH(c, far = cuguard::make_strided_view(x, {0, 4}, {1, std::int64_t{1} << 62}, "empty"));
+  CHECK_FALSE(c.thrown);
+  CHECK(far.slice(1, 1, 4).data() == x);
+  CHECK(far.slice(1, 4, 4).data() == x);
+  // Where the pointer can be formed, the data moves by begin * stride, as narrow's offset does.
+  const auto near = cuguard::make_strided_view(x, {0, 4}, {1, 1 << 20}, "empty");
+  const auto moved = [&](const float* p) { return reinterpret_cast<std::uintptr_t>(p) - reinterpret_cast<std::uintptr_t>(x); };
+  CHECK(moved(near.slice(1, 2, 4).data()) == (std::uintptr_t{2} << 20) * sizeof(float));
+  CHECK(moved(near.select(1, 3).data()) == (std::uintptr_t{3} << 20) * sizeof(float));
+  // An empty slice at the end of a view with elements too (the one past the end narrow gives).
+  float row[6] = {};
+  CHECK(cuguard::make_view(row, {2, 3}, "row").slice(0, 2, 2).data() == row + 6);
+  // Row-major strides follow PyTorch's rule (each at least 1), so that to_mdspan keeps them.
+  const auto batch = cuguard::make_view(x, {1, 4, 0, 5}, "batch");
+  CHECK(batch.stride(0) == 20);
+  CHECK(batch.stride(1) == 5);
+  CHECK(batch.stride(2) == 5);
+  CHECK(batch.stride(3) == 1);
+  CUGUARD_TEST_CATCH(c, (void)batch.to_mdspan());
+  CHECK_FALSE(c.thrown);
+  // Row-major strides of {0, 2^61, 4} bytes would be 2^63 (negative in int64): held at the
+  // maximum, so the view is valid and empty, not "negative stride".
+  unsigned char bytes[1] = {};
+  cuguard::checked_view<unsigned char, 3> wide;
+  CUGUARD_TEST_CATCH(c, wide = cuguard::make_view(bytes, {0, std::int64_t{1} << 61, 4}, "empty"));
+  CHECK_FALSE(c.thrown);
+  CHECK(wide.stride(0) == INT64_MAX);
+  // A given stride an int32 view cannot hold is held at its maximum where there is no element,
+  // and reported where there are.
+  CUGUARD_TEST_CATCH(c, (void)cuguard::make_strided_view32(x, {0, 4}, {std::int64_t{1} << 40, 1}, "empty"));
+  CHECK_FALSE(c.thrown);
+  CHECK(cuguard::make_strided_view32(x, {0, 4}, {std::int64_t{1} << 40, 1}, "empty").stride(0) == INT32_MAX);
+  CUGUARD_TEST_CATCH(c, (void)cuguard::make_strided_view32(x, {1, 4}, {std::int64_t{1} << 40, 1}, "one"));
   REQUIRE(c.thrown);
   CHECK(c.report.kind == violation_kind::index_overflow);
-  // Row-major strides of {0, 2^61, 4} would be 2^63 (negative in int64): held at the maximum,
-  // so the view is valid and empty, not "negative stride".
-  unsigned char bytes[1] = {};
-  CUGUARD_TEST_CATCH(c, (void)cuguard::make_view(bytes, {0, std::int64_t{1} << 61, 4}, "empty"));
-  CHECK_FALSE(c.thrown);
+  CHECK(c.report.dim == 0);
   // A negative extent of a contiguous view is named at its own dimension.
   CUGUARD_TEST_CATCH(c, (void)cuguard::make_view(x, {2, 3, -1}, "negative"));
   REQUIRE(c.thrown);
@@ -92,9 +122,11 @@ CUGUARD_CHECKED_TEST("a view without elements still has offsets that fit, and ke
   const auto null = cuguard::make_strided_view(static_cast<float*>(nullptr), {4, 0}, {3, 1}, "null");
   CHECK(null.select(0, 3).data() == nullptr);
   CHECK(null.slice(0, 2, 3).data() == nullptr);
+  // The default view has strides 1 too.
+  CHECK(cuguard::checked_view<float, 2>().stride(0) == 1);
 }
 
-CUGUARD_CHECKED_TEST("reshape of a view without elements checks the new extents and offsets") {
+CUGUARD_CHECKED_TEST("reshape of a view without elements checks the new extents, not their offsets") {
   float x[1] = {};
   const auto v = cuguard::make_view32(x, {0}, "empty");
   cuguard_test::caught c;
@@ -105,12 +137,14 @@ CUGUARD_CHECKED_TEST("reshape of a view without elements checks the new extents 
   CHECK(c.report.dim == 0);
   CHECK(has(c.what, "index overflow in reshape of 'empty': dim 0 extent 4294967296 exceeds the index type's maximum 2147483647"));
   const auto w = cuguard::make_view(x, {0}, "empty");
-  CUGUARD_TEST_CATCH(c, (void)w.reshape({0, std::int64_t{1} << 62, 4}));
-  REQUIRE(c.thrown);
-  CHECK(c.report.kind == violation_kind::index_overflow);
-  CHECK(has(c.what, "index overflow in reshape of 'empty' float[0] strides [1] to [0, 4611686018427387904, 4]: largest offset"));
+  cuguard::checked_view<float, 3> far;
+  CUGUARD_TEST_CATCH(c, far = w.reshape({0, std::int64_t{1} << 62, 4}));
+  CHECK_FALSE(c.thrown);
+  CHECK(far.stride(0) == INT64_MAX);
+  CHECK(far.stride(1) == 4);
   CUGUARD_TEST_CATCH(c, (void)w.reshape({3, 0, 5}));
   CHECK_FALSE(c.thrown);
+  CHECK(w.reshape({3, 0, 5}).stride(1) == 5);
 }
 
 CUGUARD_CHECKED_TEST("to_mdspan reports a view that layout_stride cannot map") {

@@ -57,7 +57,19 @@ CUGUARD_HOST_DEVICE checked_view<T, Rank, Index>::checked_view(const M& m, const
       extents_[r] = static_cast<Index>(ext[r].value);
       strides_[r] = static_cast<Index>(str[r].value);
     }
-    init(label, where, ext, str);
+    if constexpr (checks && traits::packed != 0) {
+      // layout_right and layout_left: strides from the extents as a row-major view's (PyTorch's
+      // rule, which differs from the mapping only where an extent is 0), checked as those are.
+      Index stride = 1;
+      for (std::size_t k = 0; k < Rank; ++k) {
+        const std::size_t r = traits::packed > 0 ? Rank - 1 - k : k;
+        strides_[r] = stride;
+        stride = detail::next_row_major_stride(stride, extents_[r]);
+      }
+      init(label, where, ext, nullptr);
+    } else {
+      init(label, where, ext, str);
+    }
   }
 }
 
@@ -71,10 +83,11 @@ CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::init(
   std::uint64_t largest = 0; // largest offset, saturated
   std::uint64_t count = 1;   // element count, saturated
   if (!check_shape(where, ext, str, largest, count)) return;
-  // The reach is checked for views without elements too: their slices and selects compute
-  // offsets from the other dimensions' extents and strides.
-  if (!check_reach(where, largest, count)) return make_empty();
+  // A view without elements reaches nothing: its offsets are not checked (a slice or select of
+  // it moves the data pointer only where that stays a pointer: detail::can_offset), nor is it
+  // bound to an allocation.
   if (count == 0) return;
+  if (!check_reach(where, largest, count)) return make_empty();
 #if !CUGUARD_IMPL_DEVICE_PASS
   if (!detail::in_device_code()) bind_allocation(where, largest); // not an emulated kernel's tile
 #  if CUGUARD_IMPL_EMULATION
@@ -94,6 +107,11 @@ CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::check_shape(
   // sees any that is too big (a cap equal to the int64 maximum let every int64 view through).
   // A row-major view's strides come from its extents (saturated, never negative): only given
   // strides are checked, so that a bad extent is reported at its own dimension.
+  // A view without elements reaches nothing through its strides: a given stride its Index cannot
+  // hold is held at the Index maximum (as a row-major view's is), not reported (an int32
+  // accessor of an empty batch, `torch.empty(0, 70000, 70000)`).
+  bool elements = true;
+  for (std::size_t r = 0; r < Rank; ++r) elements &= (ext ? ext[r].value : extents_[r]) != 0;
   const int checked_numbers = str != nullptr ? 2 : 1;
   for (std::size_t r = 0; r < Rank; ++r) {
     const std::int64_t given[2] = {ext ? ext[r].value : extents_[r], str ? str[r].value : strides_[r]};
@@ -104,6 +122,10 @@ CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::check_shape(
                           {given[k], 0, 0, k == 0 ? shape_figure::extent : shape_figure::stride}, {{}, 0}, where);
         make_empty();
         return false;
+      }
+      if (k == 1 && !elements && given[k] > static_cast<std::int64_t>(detail::max_of<Index>)) {
+        strides_[r] = detail::max_of<Index>;
+        continue;
       }
       if (CUGUARD_IMPL_UNLIKELY(given[k] != kept[k])) {
         detail::fail_view(*this, violation_kind::index_overflow, operation::make_view, static_cast<int>(r),
@@ -126,7 +148,7 @@ CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::check_reach(
   // (A pointer into a __shared__ array is not null, and nvcc knows it is shared: the check
   // folds away, and a tile's extents and strides stay constants instead of becoming values
   // that an emptied view could have zeroed, which cost the checked gemm 15 registers.)
-  if (CUGUARD_IMPL_UNLIKELY(count != 0 && data_ == nullptr && !detail::in_shared_memory(data_))) {
+  if (CUGUARD_IMPL_UNLIKELY(data_ == nullptr && !detail::in_shared_memory(data_))) {
     detail::fail_view(*this, violation_kind::null_data, operation::make_view, -1,
                       {static_cast<std::int64_t>(count), 0, 0, shape_figure::none}, {{}, 0}, where);
     return false;

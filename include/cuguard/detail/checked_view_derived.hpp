@@ -23,9 +23,10 @@ CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::slice(
       return emptied<Rank>();
     }
   }
-  // (Checked builds: an empty slice at the end keeps the data pointer, as begin * stride may be
-  // past every offset the view can hold (extent 4, stride 2^61); so does a view of null data.)
-  if (!checks || (begin < extents_[dim] && data_ != nullptr)) out.data_ = data_ + begin * strides_[dim];
+  // As narrow does. (Checked builds: where that pointer can be formed, see detail::can_offset;
+  // the data is kept otherwise, and by a view of null data.)
+  if (!checks || detail::can_offset(data_, static_cast<std::uint64_t>(begin), static_cast<std::uint64_t>(strides_[dim])))
+    out.data_ = data_ + begin * strides_[dim];
   out.extents_[dim] = static_cast<Index>(end - begin);
   return out;
 }
@@ -54,8 +55,9 @@ CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::select(
     str[k] = strides_[r];
     ++k;
   }
-  // (Checked builds: a view of null data keeps it, as null + offset is undefined.)
-  T* const data = checks && data_ == nullptr ? data_ : data_ + i * strides_[dim];
+  // (Checked builds: where that pointer can be formed, as in slice.)
+  const bool moves = !checks || detail::can_offset(data_, static_cast<std::uint64_t>(i), static_cast<std::uint64_t>(strides_[dim]));
+  T* const data = moves ? data_ + i * strides_[dim] : data_;
   return checked_view<T, Rank - 1, Index>(detail::raw_tag{}, data, ext, str, meta());
 }
 
@@ -142,9 +144,9 @@ CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::reshape(
       return emptied<N>();
     }
     // The same number of elements, so with elements every extent fits Index and the largest
-    // offset is the count less one. Without, an extent may not fit (an int32 view's {2^32, 0}),
-    // nor the offsets of the other dimensions ({0, 2^62, 4}).
-    if (CUGUARD_IMPL_UNLIKELY(asked == 0) && !reshape_fits(extents, ext, str, where)) return emptied<N>();
+    // offset is the count less one. Without, an extent may not fit (an int32 view's {2^32, 0});
+    // its offsets are not checked, as a new view's are not (it reaches nothing).
+    if (CUGUARD_IMPL_UNLIKELY(asked == 0) && !reshape_fits(extents, ext, where)) return emptied<N>();
   }
   return checked_view<T, N, Index>(detail::raw_tag{}, data_, ext, str, meta());
 }
@@ -153,9 +155,7 @@ CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::reshape(
 template <class T, std::size_t Rank, class Index>
 template <std::size_t N>
 CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::reshape_fits(const detail::integer (&asked)[N], const Index (&ext)[N],
-                                                                   const Index (&str)[N], const location& where) const
-    -> bool {
-  std::uint64_t largest = 0;
+                                                                   const location& where) const -> bool {
   for (std::size_t r = 0; r < N; ++r) {
     if (asked[r].value != ext[r]) {
       detail::fail_view(*this, violation_kind::index_overflow, operation::reshape, static_cast<int>(r),
@@ -163,11 +163,8 @@ CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::reshape_fits(const detail
                         {{}, 0}, where);
       return false;
     }
-    largest = detail::add_reach(largest, static_cast<std::uint64_t>(ext[r]), static_cast<std::uint64_t>(str[r]));
   }
-  detail::dims shape{{}, static_cast<int>(N)};
-  for (std::size_t r = 0; r < N; ++r) shape.v[r] = asked[r].value;
-  return reach_fits(operation::reshape, largest, 0, shape, where);
+  return true;
 }
 
 template <class T, std::size_t Rank, class Index>
@@ -250,7 +247,9 @@ template <class T, std::size_t Rank, class Index>
 template <std::size_t N>
 CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::emptied() const noexcept -> checked_view<T, N, Index> {
   const Index zero[N] = {};
-  return checked_view<T, N, Index>(detail::raw_tag{}, data_, zero, zero, meta());
+  Index one[N];
+  for (std::size_t r = 0; r < N; ++r) one[r] = 1;
+  return checked_view<T, N, Index>(detail::raw_tag{}, data_, zero, one, meta());
 }
 
 CUGUARD_IMPL_END_NAMESPACE

@@ -176,17 +176,39 @@ CUGUARD_HOST_DEVICE constexpr std::uint64_t add_count(std::uint64_t count, std::
   return extent == 0 ? 0 : (count > shape_cap / extent ? shape_cap : count * extent);
 }
 
-/// The stride of a row-major shape's dimension r, computed from the next one's: wrapping where
-/// checks are off (the arithmetic of raw pointers), saturated where they are on, so that a view
-/// with an extent of 0 and others whose product passes Index (no element, so no offset to
-/// compute) is not given a negative stride.
+/// The stride of a row-major shape's dimension r, computed from the next one's. Checks off: the
+/// product of the extents, wrapping (the arithmetic of raw pointers). Checks on: PyTorch's rule,
+/// the product of the extents taken as at least 1 (a {1, 4, 0, 5} view has strides {20, 5, 5, 1},
+/// as `torch.empty(1, 4, 0, 5)`, so that its to_mdspan() meets layout_stride's preconditions),
+/// saturated at the Index maximum (no element, so no offset to compute, where a product passes it).
+/// The two differ only for views without elements.
 template <class Index>
 CUGUARD_HOST_DEVICE constexpr Index next_row_major_stride(Index stride, Index extent) noexcept {
 #if CUGUARD_IMPL_CHECKS
-  return saturating_mul(stride, extent);
+  return saturating_mul(stride, extent < 1 ? Index{1} : extent);
 #else
   return wrapping_mul(stride, extent);
 #endif
+}
+
+/// True where `data + n * stride` (n and stride not negative) is a pointer that can be formed:
+/// data not null, the offset at most the int64 maximum in bytes and the address not wrapping.
+/// Checked builds move the data pointer of a slice or select only then: a view without elements
+/// is not checked to reach only offsets a pointer can hold, and the end of a dimension
+/// (`slice(0, 4, 4)` of extent 4, stride 2^61) need not be one either.
+template <class T>
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE bool can_offset(const T* data, std::uint64_t n, std::uint64_t stride) noexcept {
+  constexpr std::uint64_t max = static_cast<std::uint64_t>(max_of<std::int64_t>) / sizeof(T);
+  if (data == nullptr) return false;
+#if CUGUARD_IMPL_DEVICE_PASS
+  const std::uint64_t elements = n * stride;
+  const bool overflow = __umul64hi(n, stride) != 0;
+#else
+  std::uint64_t elements = 0;
+  const bool overflow = __builtin_mul_overflow(n, stride, &elements);
+#endif
+  return !overflow && elements <= max &&
+         elements * sizeof(T) <= ~std::uintptr_t{0} - reinterpret_cast<std::uintptr_t>(data);
 }
 
 /// The row-major stride of dimension From - 1: the product of extents From..Rank-1.
