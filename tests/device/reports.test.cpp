@@ -470,9 +470,38 @@ CUGUARD_CHECKED_TEST("which launch a record names: the device's last one, or the
   CHECK(v.launch.id == 7);
   e.may_overlap = false;
   CHECK(std::string(choose_launch(v, e).c_str()).empty());
+  // A view made in host code that no cuguard::launch passed (a <<<>>> launch under nvcc): the
+  // device's last launch only where its grid and block fit, with the doubt said; otherwise no
+  // launch of cuguard's, and the report says so.
+  e.host_view = true;
+  v = record(1, 32);
+  const std::string fits = std::string(choose_launch(v, e).c_str());
+  CHECK(v.launch.id == 7);
+  CHECK(fits.find("no cuguard::launch passed it: the launch named is the device's last, whose grid and block fit") !=
+        std::string::npos);
+  v = record(4, 128);
+  const std::string foreign = std::string(choose_launch(v, e).c_str());
+  CHECK(v.launch.id == 0);
+  CHECK(foreign.find("passed by a launch not made through cuguard::launch, such as <<<>>>") != std::string::npos);
+  v.on_device = true;
+  CHECK(cuguard::format(v).find(" of a launch not made through cuguard::launch <<<(4,1,1),(128,1,1)>>>") != std::string::npos);
 }
 
 #if !CUGUARD_IMPL_EMULATION
+CUGUARD_CHECKED_TEST("a <<<>>> launch with a view made in host code is reported as a launch not made through cuguard::launch") {
+  cuguard::device_buffer<float> buf(64, "plain");
+  cuguard::launch(device_tests::iota, 2, 32, buf.view()); // the device's last launch: another grid
+  cuguard::check();
+  device_tests::write_at<<<3, 64>>>(buf.view(), 64);
+  const auto c = checked();
+  REQUIRE(c.thrown);
+  CHECK(c.report.launch.id == 0);
+  CHECK(c.report.line == device_tests::write_at_line);
+  CHECK(c.what.find("\n  block (1,0,0) thread (3,0,0) of a launch not made through cuguard::launch <<<(3,1,1),(64,1,1)>>>") !=
+        std::string::npos);
+  CHECK(c.what.find("launch the kernel with cuguard::launch") != std::string::npos);
+}
+
 CUGUARD_CHECKED_TEST("a launch captured into a CUDA graph reports when the graph runs") {
   cuguard::device_buffer<float> buf(64, "captured");
   cudaStream_t stream = nullptr;

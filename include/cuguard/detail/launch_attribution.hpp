@@ -23,6 +23,9 @@ struct launch_evidence {
   const launch_entry* carried_entry = nullptr; ///< the same for `carried`
   std::size_t streams = 0;   ///< streams launched on since the device was last checked as a whole
   bool may_overlap = false;  ///< kernels may have run at once (several streams, a GPU, no launch blocking)
+  /// The view was made in host code and carries no number: no cuguard::launch passed it, in a
+  /// build where a kernel can be launched without cuguard (`<<<>>>` under nvcc).
+  bool host_view = false;
 };
 
 inline bool same_dims(const dim3& a, const unsigned (&b)[3]) {
@@ -45,6 +48,23 @@ inline text choose_launch(violation& v, const launch_evidence& e) {
                             "another stream's";
   v.launch.id = e.last;
   text note;
+  if (e.carried == 0 && e.host_view) {
+    // Kept in memory by the host and read by a kernel of cuguard::launch, or passed by a launch
+    // cuguard did not make: the device's last launch only where its grid and block fit.
+    const bool last_fits = e.last_entry != nullptr && same_dims(e.last_entry->grid, v.launch.grid) &&
+                           same_dims(e.last_entry->block, v.launch.block);
+    if (last_fits) {
+      note << "\n  (the view was made in host code and no cuguard::launch passed it: the launch named is the "
+           << "device's last, whose grid and block fit; a launch not made through cuguard::launch, such as "
+           << "<<<>>>, may have run the kernel instead)";
+      return note;
+    }
+    v.launch.id = 0; // reported as a launch not made through cuguard::launch
+    note << "\n  (the view was made in host code and passed by a launch not made through cuguard::launch, such "
+         << "as <<<>>>: launch the kernel with cuguard::launch, or cuguard::torch::launch, for reports to name "
+         << "it and the line that launched it)";
+    return note;
+  }
   if (e.carried == 0 || e.carried == e.last) {
     if (e.carried == 0 && e.may_overlap)
       note << "\n  (" << overlap << ", and the view carries no launch number (made in device code, or not a kernel "
@@ -78,6 +98,9 @@ inline text resolve_launch(violation& v, const pending& p, const device_runtime&
   e.streams = d.stream_count;
   // Emulated launches run one at a time, and CUGUARD_LAUNCH_BLOCKING checks each before the next.
   e.may_overlap = backend::kernels_may_overlap && e.streams > 1 && !launch_blocking();
+  // Emulated launches are all cuguard's (<<<>>> included: cuguard_emulate rewrites it), and
+  // emulated kernels run in host code, where every view looks made there.
+  e.host_view = !CUGUARD_IMPL_EMULATION && p.label_on_host;
   return choose_launch(v, e);
 }
 

@@ -404,6 +404,13 @@ inline void append_details(text& out, const violation& v) {
     append_dim3(out, v.launch.block);
     out << ">>>";
     append_site(out, " at ", v.launch.site);
+  } else if (v.launch.grid[0] != 0) {
+    // Every cuguard::launch numbers its launch (checked builds); a record of no grid is incomplete.
+    out << " of a launch not made through cuguard::launch <<<";
+    append_dim3(out, v.launch.grid);
+    out << ',';
+    append_dim3(out, v.launch.block);
+    out << ">>>";
   }
   // Unless CUGUARD_ON_DEVICE_VIOLATION_CONTINUE, a thread stops at its first violation: the count
   // is one per thread, and later violations of those threads were never made.
