@@ -136,9 +136,9 @@ inline outcome make(const world& w, int rank, const std::int64_t* ext, const std
 /// A slice or select moves the data by n strides (as narrow does) where that is a pointer: data
 /// not null, at most the int64 maximum in bytes, and an address that does not wrap.
 inline void move(const world& w, view& v, std::int64_t n, std::int64_t stride) {
-  const i128 by = i128{n} * stride;
-  const i128 to = i128{w.address} + (v.offset + by) * 4;
-  if (!v.null && by * 4 <= INT64_MAX && to <= i128{UINT64_MAX}) v.offset += by;
+  const i128 by = i128{n} * stride; // up to 2^126: compared before it is scaled
+  if (v.null || by > INT64_MAX / 4) return;
+  if (i128{w.address} + (v.offset + by) * 4 <= i128{UINT64_MAX}) v.offset += by;
 }
 
 inline outcome slice(const world& w, const view& v, std::uint64_t dim, std::int64_t begin, std::int64_t end, view& out) {
