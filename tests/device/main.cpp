@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // doctest's main for the device suites: under emulation it runs everywhere; on nvcc builds it
 // needs a GPU, and without one reports the suite as skipped (exit 77), or as failed when
-// CUGUARD_REQUIRE_GPU=1.
+// CUGUARD_REQUIRE_GPU=1. The tests of host memory are skipped where the GPU reads pageable memory.
 #define DOCTEST_CONFIG_IMPLEMENT
-#include <cuguard/cuguard.hpp>
-#include <doctest/doctest.h>
+#include "../host/support.hpp"
 
 #include <cstdio>
 #include <cstdlib>
@@ -25,5 +24,6 @@ int main(int argc, char** argv) {
   }
 #endif
   doctest::Context context(argc, argv);
+  cuguard_test::apply_device_filters(context);
   return context.run();
 }

@@ -278,7 +278,8 @@ CUGUARD_CHECKED_TEST("device code reading a released buffer through a struct rep
 // Memory spaces
 // -------------------------------------------------------------------------------------------------
 
-CUGUARD_CHECKED_TEST("launching with a view of host memory is wrong_memory_space before the kernel runs") {
+CUGUARD_CHECKED_TEST("launching with a view of host memory is wrong_memory_space before the kernel runs" *
+                     cuguard_test::host_memory_suite()) {
   std::vector<float> host(64, 0.0f);
   auto cpu_tensor = cuguard::make_view(host.data(), {64}, "cpu_tensor");
   cuguard_test::caught c;
@@ -290,7 +291,8 @@ CUGUARD_CHECKED_TEST("launching with a view of host memory is wrong_memory_space
   CHECK(host[1] == 0.0f); // the kernel did not run
 }
 
-CUGUARD_CHECKED_TEST("device code touching host memory through a struct reports wrong_memory_space") {
+CUGUARD_CHECKED_TEST("device code touching host memory through a struct reports wrong_memory_space" *
+                     cuguard_test::host_memory_suite()) {
   std::vector<float> host(8, 0.0f);
   cuguard::device_buffer<float> out(1, "out");
   const device_tests::wrapped w{cuguard::make_view(host.data(), {8}, "cpu_tensor")};

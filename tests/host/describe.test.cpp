@@ -7,7 +7,8 @@
 
 #include <sstream>
 
-TEST_CASE("describe prints label, type, shape, strides, contiguity and memory space on one line") {
+TEST_CASE("describe prints label, type, shape, strides, contiguity and memory space on one line" *
+          cuguard_test::host_memory_suite()) {
   float data[6] = {};
   auto v = cuguard::make_view(data, {2, 3}, "x");
   if (cuguard::checks_enabled) {

@@ -5,6 +5,7 @@
 #include <cuguard/cuguard.hpp>
 #include <doctest/doctest.h>
 
+#include <cstdio>
 #include <string>
 
 namespace cuguard_test {
@@ -19,6 +20,37 @@ struct caught {
 /// "\n  at FILE:LINE in FUNCTION", as the report prints the offending expression's position.
 inline std::string at(const char* file, int line, const char* function) {
   return "\n  at " + std::string(file) + ":" + std::to_string(line) + " in " + function;
+}
+
+/// Whether the current GPU reads pageable host memory (cudaDevAttrPageableMemoryAccess: HMM or
+/// ATS). There cuguard classes host memory as managed, since device code may touch it, and the
+/// tests that expect "host memory" are skipped (host_memory_suite). False under emulation, in
+/// builds without the CUDA runtime (g++ outside emulation) and without a GPU.
+inline bool gpu_reads_pageable_memory() {
+#if CUGUARD_EMULATION || !defined(__CUDACC__)
+  return false;
+#else
+  int device = 0;
+  int pageable = 0;
+  const bool asked = cudaGetDevice(&device) == cudaSuccess &&
+                     cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, device) == cudaSuccess;
+  (void)cudaGetLastError();
+  return asked && pageable != 0;
+#endif
+}
+
+/// The test suite of the tests that expect pageable memory to be reported as host memory:
+/// `TEST_CASE("..." * cuguard_test::host_memory_suite())`. apply_device_filters skips it where the
+/// GPU reads pageable memory.
+inline doctest::test_suite host_memory_suite() { return doctest::test_suite("host memory"); }
+
+/// What every suite's main does before it runs: skip the host-memory tests, with the reason,
+/// where the GPU reads pageable memory.
+inline void apply_device_filters(doctest::Context& context) {
+  if (!gpu_reads_pageable_memory()) return;
+  context.addFilter("test-suite-exclude", "host memory");
+  std::printf("this GPU reads pageable host memory (cudaDevAttrPageableMemoryAccess = 1: HMM or ATS), so "
+              "cuguard reports it as managed memory: the tests of host memory are skipped\n");
 }
 
 } // namespace cuguard_test

@@ -218,7 +218,8 @@ std::string expect(Call call) {
 } // namespace gather_tests
 using gather_tests::expect;
 
-TEST_CASE("index_select names a bad dim, a wrong out shape, strided memory and host memory") {
+TEST_CASE("index_select names a bad dim, a wrong out shape, strided memory and host memory" *
+          cuguard_test::host_memory_suite()) {
   cuguard::device_buffer<float> table(4 * 8, "table"), out(3 * 8, "out");
   auto ids = upload<std::int64_t>(std::vector<std::int64_t>{0, 1, 2}, "ids");
   CHECK(expect([&] { k::index_select(table.view({4, 8}), 2, ids.view(), out.view({3, 8})); }) ==
