@@ -5,8 +5,9 @@
 #                        architecture (CUGUARD_GPU_ARCH, default native), warnings not errors, and
 #                        what scripts/gpu-check --prepare packed into .gpu-deps/
 #   gpu_commit           the commit being run: git's, else the one --prepare wrote down
-#   gpu_seconds CAP      the seconds a step may take: CAP, or less where the run's deadline
-#                        (CUGUARD_DEADLINE, epoch seconds, set by gpu-run) is nearer; 0 when spent
+#   gpu_seconds CAP      the seconds a step may take: CAP, or less where the deadline
+#                        (gpu_deadline: CUGUARD_DEADLINE, epoch seconds, which gpu-run sets for
+#                        the scripts it runs a little before its own) is nearer; 0 when spent
 #   gpu_timed CAP CMD... runs CMD for at most gpu_seconds CAP (exit 124 when it ran out, 125 when
 #                        no time was left to start it)
 #   gpu_present          true where a GPU answers (nvidia-smi lists one)
@@ -37,10 +38,11 @@ gpu_commit() {
   fi
 }
 
+gpu_deadline=${CUGUARD_DEADLINE:-}
 gpu_seconds() {
   local cap=$1
-  if [ -n "${CUGUARD_DEADLINE:-}" ]; then
-    local left=$((CUGUARD_DEADLINE - $(date +%s)))
+  if [ -n "$gpu_deadline" ]; then
+    local left=$((gpu_deadline - $(date +%s)))
     [ "$left" -lt "$cap" ] && cap=$left
   fi
   [ "$cap" -lt 0 ] && cap=0
