@@ -4,10 +4,10 @@
 
 #include <cuguard/config.hpp>
 #include <cuguard/cuda_error.hpp>
-#include <cuguard/detail/backend.hpp>
-#include <cuguard/detail/device_runtime.hpp>
+#include <cuguard/detail/runtime/backend.hpp>
+#include <cuguard/detail/runtime/device_runtime.hpp>
 #if CUGUARD_IMPL_CHECKS // unchecked kernels record nothing to read
-#  include <cuguard/detail/device_record.hpp>
+#  include <cuguard/detail/runtime/device_record.hpp>
 #endif
 
 #include <cstdint>

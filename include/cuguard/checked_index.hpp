@@ -3,7 +3,7 @@
 #pragma once
 
 #include <cuguard/config.hpp>
-#include <cuguard/detail/fail.hpp>
+#include <cuguard/detail/fail/fail.hpp>
 #include <cuguard/violation.hpp>
 
 #include <cuda/std/source_location>

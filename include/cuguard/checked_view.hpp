@@ -4,11 +4,11 @@
 
 #include <cuguard/checked_index.hpp>
 #include <cuguard/config.hpp>
-#include <cuguard/detail/fail.hpp>
-#include <cuguard/detail/host_hooks.hpp>
-#include <cuguard/detail/index_args.hpp>
-#include <cuguard/detail/lifetime_token.hpp>
-#include <cuguard/detail/view_parts.hpp>
+#include <cuguard/detail/fail/fail.hpp>
+#include <cuguard/detail/view/host_hooks.hpp>
+#include <cuguard/detail/view/index_args.hpp>
+#include <cuguard/detail/view/lifetime_token.hpp>
+#include <cuguard/detail/view/view_parts.hpp>
 #include <cuguard/vec.hpp>
 #include <cuguard/violation.hpp>
 
@@ -228,7 +228,7 @@ class checked_view {
                                                           detail::first_checked_index i0, Rest... rest) const {
     vector_store<N>(x, i0, rest...);
   }
-#else // the same, unchecked: plain pointer arithmetic (defined in detail/checked_view_access.hpp)
+#else // the same, unchecked: plain pointer arithmetic (defined in detail/view/checked_view_access.hpp)
   template <class... Is>
   CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE T& operator()(Is... is) const noexcept;
   template <class I>
@@ -401,7 +401,7 @@ class checked_view {
   CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void vector_store(vec<value_type, N> x, const First& i0,
                                                                  Rest... rest) const;
 
-  // The predicate of a vector access of N elements at idx (detail/access_check.hpp).
+  // The predicate of a vector access of N elements at idx (detail/view/access_check.hpp).
   template <int N>
   CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE bool vector_fails(const std::int64_t (&idx)[Rank]) const noexcept;
 
@@ -463,9 +463,9 @@ CUGUARD_IMPL_END_NAMESPACE
 
 // The definitions of the longer members, then the factories and assertions of views: included
 // here, so that this header gives the whole view.
-#include <cuguard/detail/view_internals.hpp>
-#include <cuguard/detail/checked_view_access.hpp>
-#include <cuguard/detail/checked_view_construction.hpp>
-#include <cuguard/detail/checked_view_derived.hpp>
+#include <cuguard/detail/view/view_internals.hpp>
+#include <cuguard/detail/view/checked_view_access.hpp>
+#include <cuguard/detail/view/checked_view_construction.hpp>
+#include <cuguard/detail/view/checked_view_derived.hpp>
 #include <cuguard/expect.hpp>
 #include <cuguard/make_view.hpp>

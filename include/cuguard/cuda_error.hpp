@@ -3,8 +3,8 @@
 #pragma once
 
 #include <cuguard/config.hpp>
-#include <cuguard/detail/backend.hpp>
-#include <cuguard/detail/text.hpp>
+#include <cuguard/detail/runtime/backend.hpp>
+#include <cuguard/detail/report/text.hpp>
 
 #include <exception>
 

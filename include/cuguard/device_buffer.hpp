@@ -5,8 +5,8 @@
 #include <cuguard/checked_view.hpp>
 #include <cuguard/config.hpp>
 #include <cuguard/cuda_error.hpp>
-#include <cuguard/detail/backend.hpp>
-#include <cuguard/detail/device_runtime.hpp>
+#include <cuguard/detail/runtime/backend.hpp>
+#include <cuguard/detail/runtime/device_runtime.hpp>
 #include <cuguard/lifetime.hpp>
 
 #include <cuda/std/source_location>

@@ -27,7 +27,7 @@
 #endif
 
 #include <cuguard/emulation.hpp> // before the toolkit's headers
-#include <cuguard/detail/backend.hpp>
+#include <cuguard/detail/runtime/backend.hpp>
 #include <cuguard/lifetime.hpp>
 
 #include <cuda_runtime.h>

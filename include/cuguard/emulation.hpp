@@ -4,7 +4,7 @@
 // Include this header (or <cuguard/cuguard.hpp>, which includes it in emulation builds) before
 // any CUDA header. It defines the CUDA keywords (__global__, __device__, __shared__, ...), the
 // built-in variables (threadIdx, blockIdx, blockDim, gridDim, warpSize: variables, set by the
-// fiber scheduler, detail/fibers.hpp), __syncthreads(),
+// fiber scheduler, detail/emulation/fibers.hpp), __syncthreads(),
 // atomics, warp intrinsics and __trap(); cuguard::launch runs the kernel. Dynamic shared memory
 // is cuguard::dynamic_shared<T>() (portable to nvcc), not `extern __shared__`.
 #pragma once
@@ -42,11 +42,11 @@
 
 #include <cuguard/config.hpp>
 
-// The toolkit's host headers come before the built-in variables (detail/fibers.hpp): they use
+// The toolkit's host headers come before the built-in variables (detail/emulation/fibers.hpp): they use
 // names such as gridDim for parameters, which -Wshadow would otherwise flag.
 #include <cuda_runtime.h>
 
-#include <cuguard/detail/fibers.hpp>
+#include <cuguard/detail/emulation/fibers.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -118,7 +118,7 @@ T atomic_update(T* address, Op op) noexcept {
 CUGUARD_IMPL_END_NAMESPACE
 
 // ---------------------------------------------------------------------------------------------
-// Built-in functions, as CUDA spells them (the built-in variables are in detail/fibers.hpp).
+// Built-in functions, as CUDA spells them (the built-in variables are in detail/emulation/fibers.hpp).
 // ---------------------------------------------------------------------------------------------
 inline constexpr int warpSize = 32;
 

@@ -4,8 +4,8 @@
 
 #include <cuguard/checked_view.hpp>
 #include <cuguard/config.hpp>
-#include <cuguard/detail/fail.hpp>
-#include <cuguard/detail/index_args.hpp>
+#include <cuguard/detail/fail/fail.hpp>
+#include <cuguard/detail/view/index_args.hpp>
 #include <cuguard/violation.hpp>
 
 #include <cuda/std/source_location>

@@ -7,10 +7,10 @@
 #include <cuguard/checked_view.hpp>
 #include <cuguard/config.hpp>
 #include <cuguard/cuda_error.hpp>
-#include <cuguard/detail/backend.hpp>
-#include <cuguard/detail/device_runtime.hpp>
-#include <cuguard/detail/fail.hpp>
-#include <cuguard/detail/kernel_arguments.hpp>
+#include <cuguard/detail/runtime/backend.hpp>
+#include <cuguard/detail/runtime/device_runtime.hpp>
+#include <cuguard/detail/fail/fail.hpp>
+#include <cuguard/detail/runtime/kernel_arguments.hpp>
 
 #include <cuda/std/source_location>
 

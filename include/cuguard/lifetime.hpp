@@ -4,8 +4,8 @@
 #pragma once
 
 #include <cuguard/config.hpp>
-#include <cuguard/detail/host_hooks.hpp>
-#include <cuguard/detail/lifetime_token.hpp>
+#include <cuguard/detail/view/host_hooks.hpp>
+#include <cuguard/detail/view/lifetime_token.hpp>
 #include <cuguard/report.hpp>
 #include <cuguard/violation.hpp>
 

@@ -5,7 +5,7 @@
 
 #include <cuguard/checked_view.hpp>
 #include <cuguard/config.hpp>
-#include <cuguard/detail/index_args.hpp>
+#include <cuguard/detail/view/index_args.hpp>
 
 #include <cuda/std/source_location>
 

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Reports: cuguard::format, the one text format of every violation, and cuguard::violation_error.
-// The text is built in detail/report_text.hpp; this header adds only the std::string of it.
+// The text is built in detail/report/report_text.hpp; this header adds only the std::string of it.
 #pragma once
 
 #include <cuguard/config.hpp>
-#include <cuguard/detail/report_text.hpp>
+#include <cuguard/detail/report/report_text.hpp>
 #include <cuguard/violation.hpp>
 #include <cuguard/violation_error.hpp>
 

@@ -3,7 +3,7 @@
 #pragma once
 
 #include <cuguard/config.hpp>
-#include <cuguard/detail/report_text.hpp>
+#include <cuguard/detail/report/report_text.hpp>
 #include <cuguard/violation.hpp>
 
 #include <cstdio>

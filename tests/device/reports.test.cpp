@@ -3,7 +3,7 @@
 #include "support.hpp"
 
 #include <cuguard/cuguard.hpp>
-#include <cuguard/detail/launch_attribution.hpp>
+#include <cuguard/detail/runtime/launch_attribution.hpp>
 #include <doctest/doctest.h>
 
 #include <cstdint>

@@ -27,7 +27,7 @@ FORBIDDEN_HEADERS = [
     ("<mutex>", r"/(mutex|bits/std_mutex\.h)$"),
     ("<thread>", r"/(thread|bits/std_thread\.h)$"),
     ("iostreams", r"/(iostream|ostream|istream|sstream)$"),
-    ("the fiber scheduler", r"/cuguard/detail/fibers\.hpp$"),
+    ("the fiber scheduler", r"/cuguard/detail/emulation/fibers\.hpp$"),
     ("<ucontext.h>", r"/ucontext\.h$"),
     ("the lifetime registry", r"/cuguard/lifetime\.hpp$"),
 ]

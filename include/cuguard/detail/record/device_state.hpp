@@ -25,7 +25,7 @@ struct device_state {
 #if CUGUARD_IMPL_EMULATION
 /// Emulation: one state, in host memory.
 inline device_state emulated_device_state;
-/// An OS thread that runs blocks of a grid next to others (detail/block_pool.hpp): its state,
+/// An OS thread that runs blocks of a grid next to others (detail/emulation/block_pool.hpp): its state,
 /// with a report channel of its own (null: emulated_device_state).
 inline thread_local const device_state* emulated_worker_state = nullptr;
 #endif
@@ -36,7 +36,7 @@ CUGUARD_IMPL_END_NAMESPACE
 #if defined(__CUDACC__) && CUGUARD_IMPL_CHECKS
 namespace {
 // One per translation unit: nvcc builds without relocatable device code give each translation
-// unit a module of its own. Each registers itself (detail/state_symbols.hpp, included below),
+// unit a module of its own. Each registers itself (detail/record/state_symbols.hpp, included below),
 // so that the runtime writes the state into every module, whichever translation unit launches
 // its kernels. (A variable template: nvcc checked builds only; no other build defines it.)
 // Constant memory: device code cannot write it, so a kernel loads it once.
@@ -72,5 +72,5 @@ CUGUARD_IMPL_END_NAMESPACE
 
 // The registration of this translation unit's symbol, and the list the runtime reads.
 #if defined(__CUDACC__) && CUGUARD_IMPL_CHECKS
-#  include <cuguard/detail/state_symbols.hpp>
+#  include <cuguard/detail/record/state_symbols.hpp>
 #endif

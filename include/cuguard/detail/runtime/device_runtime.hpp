@@ -5,14 +5,14 @@
 
 #include <cuguard/config.hpp>
 #include <cuguard/cuda_error.hpp>
-#include <cuguard/detail/backend.hpp>
-#include <cuguard/detail/channel.hpp>
-#include <cuguard/detail/device_state.hpp>
-#include <cuguard/detail/host_hooks.hpp>
-#include <cuguard/detail/host_mutex.hpp>
-#include <cuguard/detail/lifetime_token.hpp>
-#include <cuguard/detail/state_symbols.hpp>
-#include <cuguard/detail/text.hpp>
+#include <cuguard/detail/runtime/backend.hpp>
+#include <cuguard/detail/record/channel.hpp>
+#include <cuguard/detail/record/device_state.hpp>
+#include <cuguard/detail/view/host_hooks.hpp>
+#include <cuguard/detail/runtime/host_mutex.hpp>
+#include <cuguard/detail/view/lifetime_token.hpp>
+#include <cuguard/detail/record/state_symbols.hpp>
+#include <cuguard/detail/report/text.hpp>
 
 #include <cuda/std/source_location>
 

@@ -4,9 +4,9 @@
 #pragma once
 
 #include <cuguard/config.hpp>
-#include <cuguard/detail/device_runtime.hpp>
-#include <cuguard/detail/pending.hpp>
-#include <cuguard/detail/text.hpp>
+#include <cuguard/detail/runtime/device_runtime.hpp>
+#include <cuguard/detail/record/pending.hpp>
+#include <cuguard/detail/report/text.hpp>
 #include <cuguard/violation.hpp>
 
 #include <cstddef>

@@ -4,13 +4,13 @@
 #pragma once
 
 #include <cuguard/config.hpp>
-#include <cuguard/detail/backend.hpp>
-#include <cuguard/detail/channel.hpp>
-#include <cuguard/detail/device_runtime.hpp>
-#include <cuguard/detail/fail.hpp>
-#include <cuguard/detail/launch_attribution.hpp>
-#include <cuguard/detail/completion.hpp>
-#include <cuguard/detail/pending.hpp>
+#include <cuguard/detail/runtime/backend.hpp>
+#include <cuguard/detail/record/channel.hpp>
+#include <cuguard/detail/runtime/device_runtime.hpp>
+#include <cuguard/detail/fail/fail.hpp>
+#include <cuguard/detail/runtime/launch_attribution.hpp>
+#include <cuguard/detail/record/completion.hpp>
+#include <cuguard/detail/record/pending.hpp>
 #include <cuguard/violation_error.hpp>
 #include <cuguard/violation.hpp>
 

@@ -4,15 +4,15 @@
 #pragma once
 
 #include <cuguard/config.hpp>
-#include <cuguard/detail/backend.hpp>
-#include <cuguard/detail/block_pool.hpp>
-#include <cuguard/detail/channel.hpp>
-#include <cuguard/detail/device_state.hpp>
-#include <cuguard/detail/kernel_arguments.hpp>
+#include <cuguard/detail/runtime/backend.hpp>
+#include <cuguard/detail/emulation/block_pool.hpp>
+#include <cuguard/detail/record/channel.hpp>
+#include <cuguard/detail/record/device_state.hpp>
+#include <cuguard/detail/runtime/kernel_arguments.hpp>
 #include <cuguard/detail/runtime/local_symbol.hpp>
-#include <cuguard/detail/state_symbols.hpp>
+#include <cuguard/detail/record/state_symbols.hpp>
 #include <cuguard/emulation.hpp>
-#include <cuguard/detail/fail.hpp> // claim_record, publish_record
+#include <cuguard/detail/fail/fail.hpp> // claim_record, publish_record
 
 #include <driver_types.h>
 #include <vector_types.h>

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// checked_view's element accesses, defined. Checks on: the predicate of detail/access_check.hpp
+// checked_view's element accesses, defined. Checks on: the predicate of detail/view/access_check.hpp
 // and one unlikely branch per access; the cold side is detail::fail_access. Checks off: pointer
 // arithmetic.
 #pragma once
 
 #include <cuguard/checked_view.hpp>
-#include <cuguard/detail/access_check.hpp>
+#include <cuguard/detail/view/access_check.hpp>
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
 

@@ -3,13 +3,13 @@
 #pragma once
 
 #include <cuguard/config.hpp>
-#include <cuguard/detail/channel.hpp>
-#include <cuguard/detail/host_hooks.hpp>
-#include <cuguard/detail/index_args.hpp>
-#include <cuguard/detail/lifetime_token.hpp>
-#include <cuguard/detail/completion.hpp>
-#include <cuguard/detail/fields.hpp>
-#include <cuguard/detail/pending.hpp>
+#include <cuguard/detail/record/channel.hpp>
+#include <cuguard/detail/view/host_hooks.hpp>
+#include <cuguard/detail/view/index_args.hpp>
+#include <cuguard/detail/view/lifetime_token.hpp>
+#include <cuguard/detail/record/completion.hpp>
+#include <cuguard/detail/record/fields.hpp>
+#include <cuguard/detail/record/pending.hpp>
 #include <cuguard/type_name.hpp>
 #include <cuguard/violation.hpp>
 #if CUGUARD_IMPL_CHECKS

@@ -11,8 +11,8 @@
 #pragma once
 
 #include <cuguard/config.hpp>
-#include <cuguard/detail/channel.hpp>
-#include <cuguard/detail/device_state.hpp>
+#include <cuguard/detail/record/channel.hpp>
+#include <cuguard/detail/record/device_state.hpp>
 #include <cuguard/emulation.hpp>
 
 #include <pthread.h>

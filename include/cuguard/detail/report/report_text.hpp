@@ -4,7 +4,7 @@
 #pragma once
 
 #include <cuguard/config.hpp>
-#include <cuguard/detail/text.hpp>
+#include <cuguard/detail/report/text.hpp>
 #include <cuguard/violation.hpp>
 
 #include <cstdint>

@@ -3,7 +3,7 @@
 #pragma once
 
 #include <cuguard/config.hpp>
-#include <cuguard/detail/race_detector.hpp>
+#include <cuguard/detail/emulation/race_detector.hpp>
 
 #include <vector_types.h>
 

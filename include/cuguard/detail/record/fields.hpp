@@ -4,7 +4,7 @@
 #pragma once
 
 #include <cuguard/config.hpp>
-#include <cuguard/detail/pending.hpp>
+#include <cuguard/detail/record/pending.hpp>
 #include <cuguard/violation.hpp>
 
 #include <cstddef>

@@ -6,8 +6,8 @@
 #pragma once
 
 #include <cuguard/config.hpp>
-#include <cuguard/detail/index_args.hpp>
-#include <cuguard/detail/pending.hpp>
+#include <cuguard/detail/view/index_args.hpp>
+#include <cuguard/detail/record/pending.hpp>
 #include <cuguard/violation.hpp>
 
 #include <cstddef>

@@ -3,8 +3,8 @@
 #pragma once
 
 #include <cuguard/config.hpp>
-#include <cuguard/detail/device_state.hpp>
-#include <cuguard/detail/fields.hpp>
+#include <cuguard/detail/record/device_state.hpp>
+#include <cuguard/detail/record/fields.hpp>
 #include <cuguard/violation.hpp>
 
 #include <cstdint>

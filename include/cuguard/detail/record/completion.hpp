@@ -4,8 +4,8 @@
 #pragma once
 
 #include <cuguard/config.hpp>
-#include <cuguard/detail/access_check.hpp>
-#include <cuguard/detail/pending.hpp>
+#include <cuguard/detail/view/access_check.hpp>
+#include <cuguard/detail/record/pending.hpp>
 #include <cuguard/violation.hpp>
 
 #include <cstdint>

@@ -3,11 +3,11 @@
 #pragma once
 
 #include <cuguard/config.hpp>
-#include <cuguard/detail/backend.hpp>
-#include <cuguard/detail/channel.hpp>
-#include <cuguard/detail/device_state.hpp>
-#include <cuguard/detail/kernel_arguments.hpp>
-#include <cuguard/detail/state_symbols.hpp>
+#include <cuguard/detail/runtime/backend.hpp>
+#include <cuguard/detail/record/channel.hpp>
+#include <cuguard/detail/record/device_state.hpp>
+#include <cuguard/detail/runtime/kernel_arguments.hpp>
+#include <cuguard/detail/record/state_symbols.hpp>
 
 #include <cuda_runtime.h>
 

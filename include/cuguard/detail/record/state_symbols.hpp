@@ -4,8 +4,8 @@
 #pragma once
 
 #include <cuguard/config.hpp>
-#include <cuguard/detail/device_state.hpp>
-#include <cuguard/detail/host_mutex.hpp>
+#include <cuguard/detail/record/device_state.hpp>
+#include <cuguard/detail/runtime/host_mutex.hpp>
 
 
 CUGUARD_IMPL_BEGIN_NAMESPACE

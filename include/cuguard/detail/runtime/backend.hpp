@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // The runtime's one seam to CUDA: every CUDA runtime call cuguard makes goes through
-// detail::backend, whose two sides are backend_cuda.hpp and backend_emulated.hpp (the same
+// detail::backend, whose two sides are backend/cuda.hpp and backend/emulated.hpp (the same
 // functions, the same signatures). What both sides share is here.
 #pragma once
 
 #include <cuguard/config.hpp>
-#include <cuguard/detail/text.hpp>
+#include <cuguard/detail/report/text.hpp>
 #include <cuguard/violation.hpp>
 
 #include <cstddef>
@@ -71,7 +71,7 @@ bool read_text_in_pieces(std::uint64_t address, text& out, const Copy& copy) {
 CUGUARD_IMPL_END_NAMESPACE
 
 #if CUGUARD_IMPL_EMULATION
-#  include <cuguard/detail/backend_emulated.hpp>
+#  include <cuguard/detail/runtime/backend/emulated.hpp>
 #else
-#  include <cuguard/detail/backend_cuda.hpp>
+#  include <cuguard/detail/runtime/backend/cuda.hpp>
 #endif

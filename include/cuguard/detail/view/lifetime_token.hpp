@@ -3,7 +3,7 @@
 #pragma once
 
 #include <cuguard/config.hpp>
-#include <cuguard/detail/device_state.hpp>
+#include <cuguard/detail/record/device_state.hpp>
 
 #include <cstdint>
 

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // What a failed check records before the record is complete: the texts to copy and the facts of
-// an element access (detail/completion.hpp completes the record from them).
+// an element access (detail/record/completion.hpp completes the record from them).
 #pragma once
 
 #include <cuguard/config.hpp>
-#include <cuguard/detail/index_args.hpp>
-#include <cuguard/detail/lifetime_token.hpp>
+#include <cuguard/detail/view/index_args.hpp>
+#include <cuguard/detail/view/lifetime_token.hpp>
 #include <cuguard/violation.hpp>
 
 #include <cstddef>
