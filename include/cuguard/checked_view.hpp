@@ -5,8 +5,8 @@
 #include <cuguard/checked_index.hpp>
 #include <cuguard/config.hpp>
 #include <cuguard/detail/fail/fail.hpp>
-#include <cuguard/detail/view/host_hooks.hpp>
-#include <cuguard/detail/view/index_args.hpp>
+#include <cuguard/detail/fail/host_hooks.hpp>
+#include <cuguard/detail/index/index_args.hpp>
 #include <cuguard/detail/view/lifetime_token.hpp>
 #include <cuguard/detail/view/view_parts.hpp>
 #include <cuguard/vec.hpp>
@@ -401,7 +401,7 @@ class checked_view {
   CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void vector_store(vec<value_type, N> x, const First& i0,
                                                                  Rest... rest) const;
 
-  // The predicate of a vector access of N elements at idx (detail/view/access_check.hpp).
+  // The predicate of a vector access of N elements at idx (detail/record/access_check.hpp).
   template <int N>
   CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE bool vector_fails(const std::int64_t (&idx)[Rank]) const noexcept;
 
@@ -467,5 +467,5 @@ CUGUARD_IMPL_END_NAMESPACE
 #include <cuguard/detail/view/checked_view_access.hpp>
 #include <cuguard/detail/view/checked_view_construction.hpp>
 #include <cuguard/detail/view/checked_view_derived.hpp>
-#include <cuguard/expect.hpp>
-#include <cuguard/make_view.hpp>
+#include <cuguard/detail/view/expect.hpp>
+#include <cuguard/detail/view/make_view.hpp>

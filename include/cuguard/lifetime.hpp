@@ -4,7 +4,7 @@
 #pragma once
 
 #include <cuguard/config.hpp>
-#include <cuguard/detail/view/host_hooks.hpp>
+#include <cuguard/detail/fail/host_hooks.hpp>
 #include <cuguard/detail/view/lifetime_token.hpp>
 #include <cuguard/report.hpp>
 #include <cuguard/violation.hpp>

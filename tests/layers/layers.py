@@ -9,9 +9,16 @@ cuguard::launch (nvcc) parses <string>, <stdexcept>, <atomic> or <vector> (repor
 detail::text), which is most of what they would add to nvcc's compile time. The one exception is by design: an nvcc build with checks on defines the translation unit's
 device state symbol and registers it at start-up, so that its kernels have a report channel and
 a lifetime table whichever translation unit launches them; layers.py requires both there and
-neither anywhere else.
+neither anywhere else. Under emulation (g++ with CUGUARD_EMULATION=1) the same holds: a
+translation unit of views reaches the emulated thread through the device seam
+(detail/platform/device.hpp) and parses no scheduler, race detector, <ucontext.h>, <sys/mman.h> or
+<link.h>.
 
-  layers.py --root <source tree> --nvcc <nvcc or ''> --arch 90 --cccl <folder of cuda/std>
+The layer rules, by path: every header belongs to a layer (a folder of detail/, or the table
+PUBLIC_LAYERS for the public headers), and includes headers of its own layer and of layers below
+it only (LAYERS, bottom to top); no header includes itself through others (no include circle).
+
+  layers.py --root <source tree> --nvcc <nvcc or ''> --arch 90 --cccl <folder of cuda/std> [--cuda <include>]
 """
 import argparse
 import os
@@ -29,6 +36,10 @@ FORBIDDEN_HEADERS = [
     ("iostreams", r"/(iostream|ostream|istream|sstream)$"),
     ("the fiber scheduler", r"/cuguard/detail/emulation/fibers\.hpp$"),
     ("<ucontext.h>", r"/ucontext\.h$"),
+    ("<sys/mman.h>", r"/sys/mman\.h$"),
+    ("<link.h>", r"/link\.h$"),
+    ("the race detector", r"/cuguard/detail/emulation/race_detector\.hpp$"),
+    ("the emulation engine", r"/cuguard/emulation\.hpp$"),
     ("the lifetime registry", r"/cuguard/lifetime\.hpp$"),
 ]
 # Standard headers that the view layer and the launch path leave out, for compile time.
@@ -143,6 +154,78 @@ def check(name, compiler, flags, source, out_dir, expect_violation, device_state
         print(f"ok   {name}")
 
 
+# The layers, bottom to top: a header includes headers of its layer and of the layers below.
+LAYERS = ["config", "report", "platform", "record", "index", "fail", "view", "emulation", "runtime",
+          "adapters", "umbrella", "extensions"]
+# The public headers' layers (a header of detail/ is of its folder's layer; detail/adapters/ is
+# of the extensions: torch.hpp's accessors).
+PUBLIC_LAYERS = {
+    "config.hpp": "config", "version.hpp": "config", "type_name.hpp": "config",
+    "violation.hpp": "report", "report.hpp": "report", "violation_error.hpp": "report",
+    "argument_error.hpp": "report",
+    "checked_index.hpp": "view", "checked_view.hpp": "view", "make_view.hpp": "view", "expect.hpp": "view",
+    "vec.hpp": "view", "describe.hpp": "view",
+    "emulation.hpp": "emulation", "shared_memory.hpp": "emulation",
+    "runtime.hpp": "runtime", "launch.hpp": "runtime", "check.hpp": "runtime", "device_buffer.hpp": "runtime",
+    "cuda_error.hpp": "runtime", "lifetime.hpp": "runtime", "emulated_runtime.hpp": "runtime",
+    "mdspan.hpp": "adapters", "cuguard.hpp": "umbrella", "torch.hpp": "extensions", "dlpack.hpp": "extensions",
+}
+INCLUDE = re.compile(r"^\s*#\s*include\s*<cuguard/([^>]+)>", re.M)
+
+
+def layer_of(rel):
+    if rel.startswith("detail/adapters/"):
+        return "extensions"
+    if rel.startswith("detail/"):
+        parts = rel.split("/")
+        return parts[1] if len(parts) > 2 else None
+    return PUBLIC_LAYERS.get(rel)
+
+
+def check_layer_rules(include_dir):
+    """Every include of every header, whatever the mode (each #include line counts)."""
+    root = os.path.join(include_dir, "cuguard")
+    graph = {}
+    for folder, _, files in os.walk(root):
+        for f in files:
+            if not f.endswith(".hpp"):
+                continue
+            path = os.path.join(folder, f)
+            rel = os.path.relpath(path, root).replace(os.sep, "/")
+            with open(path) as h:
+                graph[rel] = INCLUDE.findall(h.read())
+    before = len(failures)
+    for rel, targets in sorted(graph.items()):
+        mine = layer_of(rel)
+        if mine not in LAYERS:
+            failures.append(f"layers: {rel} is in no layer (a folder of detail/ not in LAYERS, or a public "
+                            "header not in PUBLIC_LAYERS)")
+            continue
+        for t in targets:
+            theirs = layer_of(t)
+            if t not in graph:
+                failures.append(f"layers: {rel} includes <cuguard/{t}>, which does not exist")
+            elif theirs in LAYERS and LAYERS.index(theirs) > LAYERS.index(mine):
+                failures.append(f"layers: {rel} ({mine}) includes <cuguard/{t}> ({theirs}), a layer above it")
+    # Include circles: a depth-first walk that meets a header still on its path.
+    state = {}
+
+    def walk(rel, path):
+        state[rel] = "open"
+        for t in graph.get(rel, []):
+            if state.get(t) == "open":
+                failures.append("layers: include circle " + " -> ".join(path[path.index(t):] + [t]))
+            elif t in graph and t not in state:
+                walk(t, path + [t])
+        state[rel] = "done"
+
+    for rel in sorted(graph):
+        if rel not in state:
+            walk(rel, [rel])
+    if len(failures) == before:
+        print(f"ok   layers: {len(graph)} headers in {len(LAYERS)} layers, no include upward, no circle")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--root", required=True)
@@ -150,11 +233,17 @@ def main():
     ap.add_argument("--arch", default="90")
     ap.add_argument("--cccl", required=True, help="folder holding cuda/std (the toolkit's CCCL headers)")
     ap.add_argument("--cxx", default="g++")
+    ap.add_argument("--cuda", default="", help="the toolkit's include folder (cuda_runtime.h), for emulation")
     args = ap.parse_args()
     include = os.path.join(args.root, "include")
     source = os.path.join(args.root, "tests", "layers", "view_alone.cpp")
+    check_layer_rules(include)
     with tempfile.TemporaryDirectory() as tmp:
         for checks in (1, 0):
+            emulated = ["-std=c++17", "-I", include, "-I", args.cccl, *(["-I", args.cuda] if args.cuda else []),
+                        "-DCUGUARD_EMULATION=1", f"-DCUGUARD_ENABLE_CHECKS={checks}"]
+            check_header_alone(f"emulation.checks{checks}", [args.cxx], emulated, tmp, ".cpp")
+            check(f"emulation.checks{checks}", [args.cxx], emulated, source, tmp, checks == 1)
             flags = ["-std=c++17", "-I", include, "-I", args.cccl, f"-DCUGUARD_ENABLE_CHECKS={checks}"]
             check_header_alone(f"g++.checks{checks}", [args.cxx], flags, tmp, ".cpp")
             check(f"g++.checks{checks}", [args.cxx], flags, source, tmp, checks == 1)

@@ -4,6 +4,7 @@
 
 #include <cuguard/config.hpp>
 #include <cuguard/detail/emulation/race_detector.hpp>
+#include <cuguard/detail/platform/emulated_thread.hpp>
 
 #include <vector_types.h>
 
@@ -718,6 +719,7 @@ class grid_runner {
   void* os_sp_ = nullptr;    ///< run_block's stack pointer while the block runs (direct threads)
   barrier_problem problem_{};
   race_detector races_;
+  ::cuguard::detail::platform::emulated_thread seam_{}; ///< the running thread, as device code sees it
   std::vector<std::pair<std::uintptr_t, std::size_t>> tls_; ///< thread_local storage: address, bytes
   std::uint64_t current_block_ = 0;
   std::uint64_t launch_count_ = 0; ///< grids this runner began
@@ -729,10 +731,31 @@ class grid_runner {
 inline thread_local grid_runner* current_runner = nullptr;
 inline thread_local const thread_context* current_thread = nullptr;
 
+/// What device code asks of the engine through the device seam (detail/platform/device.hpp).
+struct seam_functions {
+  static void exit_thread(void* runner) { static_cast<grid_runner*>(runner)->exit_thread(); }
+  static void trap(void* runner) { static_cast<grid_runner*>(runner)->trap(); }
+  static bool is_shared(void* runner, const void* p) { return static_cast<grid_runner*>(runner)->is_shared(p); }
+  static void note_shared(void* runner, void* p, std::size_t bytes, int count,
+                          ::cuguard::detail::platform::describe_access describe, const void* context) {
+    static_cast<grid_runner*>(runner)->note_shared(p, bytes, count,
+                                                   [&](shared_access& a) { describe(a, context); });
+  }
+};
+inline constexpr ::cuguard::detail::platform::emulated_engine seam_engine{
+    &seam_functions::exit_thread, &seam_functions::trap, &seam_functions::is_shared, &seam_functions::note_shared};
+
 inline void grid_runner::enter(unsigned t) {
   current_ = t;
   const thread_context& ids = fibers_[t].ids;
   current_thread = &ids;
+  seam_ = {{ids.block_idx.x, ids.block_idx.y, ids.block_idx.z},
+           {ids.thread_idx.x, ids.thread_idx.y, ids.thread_idx.z},
+           {ids.grid_dim.x, ids.grid_dim.y, ids.grid_dim.z},
+           {ids.block_dim.x, ids.block_dim.y, ids.block_dim.z},
+           &seam_engine,
+           this};
+  ::cuguard::detail::platform::running = &seam_;
   ::threadIdx = ids.thread_idx;
   ::blockIdx = ids.block_idx;
   ::blockDim = ids.block_dim;
@@ -742,6 +765,7 @@ inline void grid_runner::enter(unsigned t) {
 inline void grid_runner::leave() {
   races_.end_segment(current_);
   current_thread = nullptr;
+  ::cuguard::detail::platform::running = nullptr;
 }
 
 #if CUGUARD_IMPL_DIRECT_THREADS
@@ -769,6 +793,7 @@ __attribute__((noinline)) inline void grid_runner::resume(unsigned t) {
   __sanitizer_finish_switch_fiber(main_fake_stack_, nullptr, nullptr);
 #endif
   current_thread = nullptr;
+  ::cuguard::detail::platform::running = nullptr;
 }
 
 inline void grid_runner::protect_runtime() {
@@ -781,6 +806,7 @@ inline void grid_runner::protect_runtime() {
   races_.protect(&::gridDim, sizeof ::gridDim);
   races_.protect(&current_runner, sizeof current_runner);
   races_.protect(&current_thread, sizeof current_thread);
+  races_.protect(&::cuguard::detail::platform::running, sizeof ::cuguard::detail::platform::running);
 }
 
 inline void grid_runner::switch_to_main(bool will_resume) {

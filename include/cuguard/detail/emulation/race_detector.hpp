@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cuguard/config.hpp>
+#include <cuguard/detail/platform/emulated_thread.hpp>
 #include <cuguard/violation.hpp>
 
 #include <vector_types.h>
@@ -31,26 +32,10 @@ CUGUARD_IMPL_BEGIN_NAMESPACE
 namespace emulation {
 namespace detail {
 
-/// A source position (file, function, line).
-struct source_site {
-  const char* file;
-  const char* function;
-  unsigned line;
-};
-
-/// One access to shared memory through a checked view, as a race report names it.
-struct shared_access {
-  const char* label;
-  const char* type; ///< the element type's name, without const
-  bool type_const;
-  operation op;
-  int rank;
-  int width; ///< a vector access: its elements (0: one element)
-  std::int64_t index[violation::max_rank];
-  std::int64_t extent[violation::max_rank];
-  std::int64_t stride[violation::max_rank];
-  source_site site;
-};
+/// A source position, and one access to shared memory through a checked view as a race report
+/// names it: the device seam's (detail/platform/emulated_thread.hpp), which views fill in.
+using source_site = ::cuguard::detail::platform::source_site;
+using shared_access = ::cuguard::detail::platform::shared_access;
 
 /// How the two accesses of a race conflict: the thread whose segment found it read what the
 /// other wrote, wrote what it read, or both wrote.

@@ -3,10 +3,11 @@
 #pragma once
 
 #include <cuguard/config.hpp>
+#include <cuguard/detail/platform/device.hpp>
 #include <cuguard/detail/record/channel.hpp>
-#include <cuguard/detail/view/host_hooks.hpp>
-#include <cuguard/detail/view/index_args.hpp>
-#include <cuguard/detail/view/lifetime_token.hpp>
+#include <cuguard/detail/fail/host_hooks.hpp>
+#include <cuguard/detail/index/index_args.hpp>
+#include <cuguard/detail/record/facts.hpp>
 #include <cuguard/detail/record/completion.hpp>
 #include <cuguard/detail/record/fields.hpp>
 #include <cuguard/detail/record/pending.hpp>
@@ -26,15 +27,7 @@ CUGUARD_IMPL_BEGIN_NAMESPACE
 namespace detail {
 
 /// True in code that runs as part of a kernel: the device pass of nvcc, or an emulated kernel.
-CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE bool in_device_code() noexcept {
-#if CUGUARD_IMPL_DEVICE_PASS
-  return true;
-#elif CUGUARD_IMPL_EMULATION
-  return emulation::in_kernel();
-#else
-  return false;
-#endif
-}
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE bool in_device_code() noexcept { return platform::in_kernel(); }
 
 /// A short list of integers passed by value to a cold function (by value: taking the address
 /// of a local array would push it to local memory on the device).
@@ -232,24 +225,13 @@ template <class Fill>
 
 /// A violation in a kernel launched before any report channel existed: says where, then traps.
 [[noreturn]] CUGUARD_IMPL_NOINLINE CUGUARD_HOST_DEVICE inline void no_channel(cuda::std::source_location where) {
+  const platform::position at = platform::thread_position();
   printf("cuguard: violation at %s:%u in block (%u,%u,%u) thread (%u,%u,%u), and no report channel: launch "
          "kernels with cuguard::launch, and include <cuguard/cuguard.hpp> (or the runtime) in the kernel's "
          "translation unit\n",
-         where.file_name(), static_cast<unsigned>(where.line()), blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x,
-         threadIdx.y, threadIdx.z);
-  __trap();
-}
-
-/// Ends the calling thread of a kernel (the default device policy): PTX `exit`, which releases
-/// a __syncthreads() that waits only for it and takes it out of every warp-synchronous
-/// intrinsic's wait; under emulation its fiber ends the same way.
-[[noreturn]] CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void stop_thread() {
-#  if CUGUARD_IMPL_DEVICE_PASS
-  asm volatile("exit;" ::: "memory");
-  __builtin_unreachable();
-#  else
-  emulation::detail::runner().exit_thread();
-#  endif
+         where.file_name(), static_cast<unsigned>(where.line()), at.block[0], at.block[1], at.block[2], at.thread[0],
+         at.thread[1], at.thread[2]);
+  platform::trap();
 }
 
 // blockIdx and threadIdx, gridDim and blockDim: six 32-bit numbers each, in a row and 8-byte
@@ -313,18 +295,13 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void write_position(record& r) {
                : "l"(&r.v.block[0]), "l"(&r.v.launch.grid[0])
                : "memory");
 #  else
-  r.v.block[0] = blockIdx.x;
-  r.v.block[1] = blockIdx.y;
-  r.v.block[2] = blockIdx.z;
-  r.v.thread[0] = threadIdx.x;
-  r.v.thread[1] = threadIdx.y;
-  r.v.thread[2] = threadIdx.z;
-  r.v.launch.grid[0] = gridDim.x;
-  r.v.launch.grid[1] = gridDim.y;
-  r.v.launch.grid[2] = gridDim.z;
-  r.v.launch.block[0] = blockDim.x;
-  r.v.launch.block[1] = blockDim.y;
-  r.v.launch.block[2] = blockDim.z;
+  const platform::emulated_thread& t = *platform::running;
+  for (int a = 0; a < 3; ++a) {
+    r.v.block[a] = t.block[a];
+    r.v.thread[a] = t.thread[a];
+    r.v.launch.grid[a] = t.grid[a];
+    r.v.launch.block[a] = t.block_dim[a];
+  }
 #  endif
 }
 
@@ -332,8 +309,8 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void write_position(record& r) {
 /// true if the caller is to write `ch->rec` (false: an earlier violation holds it), then
 /// publish_record.
 CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE bool claim_record(channel* ch, channel_counters* counters) {
-  atomicAdd(&counters->count, 1ull);
-  if (atomicCAS(&counters->claim, 0u, 1u) != 0u) return false;
+  platform::atomic_add(&counters->count, 1ull);
+  if (platform::atomic_cas(&counters->claim, 0u, 1u) != 0u) return false;
   *static_cast<volatile unsigned int*>(&ch->started) = 1u;
   return true;
 }
@@ -341,10 +318,10 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE bool claim_record(channel* ch, chan
 /// Makes the claimed record readable: the host (check()) and threads waiting to trap see it
 /// complete.
 CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void publish_record(channel* ch, channel_counters* counters) {
-  __threadfence_system();
+  platform::fence_system();
   *static_cast<volatile unsigned int*>(&ch->ready) = 1u;
-  __threadfence_system();
-  atomicExch(&counters->ready, 1u);
+  platform::fence_system();
+  platform::atomic_exchange(&counters->ready, 1u);
 }
 
 /// Device side of a violation: count it, let the first one write the record, then stop the
@@ -378,15 +355,12 @@ CUGUARD_IMPL_FAIL_NORETURN CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void dev
   }
 #  if CUGUARD_IMPL_DEVICE_TRAP
   // Let the record be complete before any thread stops the grid.
-  for (int spin = 0; spin < (1 << 20) && atomicAdd(&counters->ready, 0u) == 0u; ++spin) {
+  for (int spin = 0; spin < (1 << 20) && platform::atomic_load(&counters->ready) == 0u; ++spin) {
   }
-  __threadfence_system();
-  __trap();
-#    if CUGUARD_IMPL_DEVICE_PASS
-  __builtin_unreachable();
-#    endif
+  platform::fence_system();
+  platform::trap();
 #  elif !CUGUARD_IMPL_DEVICE_CONTINUE
-  stop_thread();
+  platform::stop_thread();
 #  endif
 }
 
@@ -408,7 +382,7 @@ CUGUARD_IMPL_FAIL_NORETURN CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void rep
   device_report(fields, count, where, launch);
 #else
 #  if CUGUARD_IMPL_EMULATION
-  if (emulation::in_kernel()) {
+  if (platform::in_kernel()) {
     device_report(fields, count, where, launch);
 #    if CUGUARD_IMPL_DEVICE_CONTINUE
     return;

@@ -9,10 +9,6 @@
 
 #include <cstdint>
 
-#if CUGUARD_IMPL_EMULATION
-#  include <cuguard/emulation.hpp>
-#endif
-
 CUGUARD_IMPL_BEGIN_NAMESPACE
 namespace detail {
 

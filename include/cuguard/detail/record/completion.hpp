@@ -4,7 +4,7 @@
 #pragma once
 
 #include <cuguard/config.hpp>
-#include <cuguard/detail/view/access_check.hpp>
+#include <cuguard/detail/record/access_check.hpp>
 #include <cuguard/detail/record/pending.hpp>
 #include <cuguard/violation.hpp>
 

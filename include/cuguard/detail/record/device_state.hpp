@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cuguard/config.hpp>
+#include <cuguard/detail/record/state_symbols.hpp>
 
 #include <cstdint>
 
@@ -36,7 +37,7 @@ CUGUARD_IMPL_END_NAMESPACE
 #if defined(__CUDACC__) && CUGUARD_IMPL_CHECKS
 namespace {
 // One per translation unit: nvcc builds without relocatable device code give each translation
-// unit a module of its own. Each registers itself (detail/record/state_symbols.hpp, included below),
+// unit a module of its own. Each registers itself (below, in detail/record/state_symbols.hpp's list),
 // so that the runtime writes the state into every module, whichever translation unit launches
 // its kernels. (A variable template: nvcc checked builds only; no other build defines it.)
 // Constant memory: device code cannot write it, so a kernel loads it once.
@@ -70,7 +71,34 @@ inline const device_state& current_device_state() {
 } // namespace detail
 CUGUARD_IMPL_END_NAMESPACE
 
-// The registration of this translation unit's symbol, and the list the runtime reads.
+// The registration of this translation unit's symbol in the list the runtime reads.
 #if defined(__CUDACC__) && CUGUARD_IMPL_CHECKS
-#  include <cuguard/detail/record/state_symbols.hpp>
+namespace {
+struct cuguard_impl_state_registration {
+  ::cuguard::detail::state_symbol node;
+  cuguard_impl_state_registration() {
+    auto& r = ::cuguard::detail::registered_state_symbols();
+    ::cuguard::detail::host_lock lock(r.mutex);
+    node.address = &cuguard_impl_device_state<>;
+    node.next = r.first;
+    r.first = &node;
+    ++r.version;
+  }
+  // Unlinked when its module goes (a shared library unloaded with dlclose), so that the list
+  // never leads into unmapped memory.
+  ~cuguard_impl_state_registration() {
+    auto& r = ::cuguard::detail::registered_state_symbols();
+    ::cuguard::detail::host_lock lock(r.mutex);
+    for (::cuguard::detail::state_symbol** p = &r.first; *p != nullptr; p = &(*p)->next) {
+      if (*p == &node) {
+        *p = node.next;
+        break;
+      }
+    }
+  }
+  cuguard_impl_state_registration(const cuguard_impl_state_registration&) = delete;
+  cuguard_impl_state_registration& operator=(const cuguard_impl_state_registration&) = delete;
+};
+cuguard_impl_state_registration cuguard_impl_state_registration_instance;
+} // namespace
 #endif

@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // The list of every translation unit's device state symbol (nvcc checked builds register each
-// at start-up), so that the runtime can write the state into each of them.
+// at start-up: detail/record/device_state.hpp), so that the runtime can write the state into
+// each of them.
 #pragma once
 
 #include <cuguard/config.hpp>
-#include <cuguard/detail/record/device_state.hpp>
-#include <cuguard/detail/runtime/host_mutex.hpp>
-
+#include <cuguard/detail/platform/host_mutex.hpp>
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
 namespace detail {
@@ -31,34 +30,3 @@ inline state_symbols& registered_state_symbols() {
 
 } // namespace detail
 CUGUARD_IMPL_END_NAMESPACE
-
-#if defined(__CUDACC__) && CUGUARD_IMPL_CHECKS
-namespace {
-struct cuguard_impl_state_registration {
-  ::cuguard::detail::state_symbol node;
-  cuguard_impl_state_registration() {
-    auto& r = ::cuguard::detail::registered_state_symbols();
-    ::cuguard::detail::host_lock lock(r.mutex);
-    node.address = &cuguard_impl_device_state<>;
-    node.next = r.first;
-    r.first = &node;
-    ++r.version;
-  }
-  // Unlinked when its module goes (a shared library unloaded with dlclose), so that the list
-  // never leads into unmapped memory.
-  ~cuguard_impl_state_registration() {
-    auto& r = ::cuguard::detail::registered_state_symbols();
-    ::cuguard::detail::host_lock lock(r.mutex);
-    for (::cuguard::detail::state_symbol** p = &r.first; *p != nullptr; p = &(*p)->next) {
-      if (*p == &node) {
-        *p = node.next;
-        break;
-      }
-    }
-  }
-  cuguard_impl_state_registration(const cuguard_impl_state_registration&) = delete;
-  cuguard_impl_state_registration& operator=(const cuguard_impl_state_registration&) = delete;
-};
-cuguard_impl_state_registration cuguard_impl_state_registration_instance;
-} // namespace
-#endif

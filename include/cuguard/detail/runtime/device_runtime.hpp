@@ -8,8 +8,8 @@
 #include <cuguard/detail/runtime/backend.hpp>
 #include <cuguard/detail/record/channel.hpp>
 #include <cuguard/detail/record/device_state.hpp>
-#include <cuguard/detail/view/host_hooks.hpp>
-#include <cuguard/detail/runtime/host_mutex.hpp>
+#include <cuguard/detail/fail/host_hooks.hpp>
+#include <cuguard/detail/platform/host_mutex.hpp>
 #include <cuguard/detail/view/lifetime_token.hpp>
 #include <cuguard/detail/record/state_symbols.hpp>
 #include <cuguard/detail/report/text.hpp>

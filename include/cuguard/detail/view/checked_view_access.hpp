@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// checked_view's element accesses, defined. Checks on: the predicate of detail/view/access_check.hpp
+// checked_view's element accesses, defined. Checks on: the predicate of detail/record/access_check.hpp
 // and one unlikely branch per access; the cold side is detail::fail_access. Checks off: pointer
 // arithmetic.
 #pragma once
+// Part of <cuguard/checked_view.hpp>, which includes it after the class.
 
-#include <cuguard/checked_view.hpp>
-#include <cuguard/detail/view/access_check.hpp>
+#include <cuguard/detail/platform/device.hpp>
+#include <cuguard/detail/record/access_check.hpp>
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
 
@@ -13,28 +14,42 @@ CUGUARD_IMPL_BEGIN_NAMESPACE
 
 #  if CUGUARD_IMPL_EMULATION
 namespace detail {
+/// Emulation: what note_shared_access passes the race detector to describe an access it keeps.
+template <class View, std::size_t Rank>
+struct shared_access_context {
+  const View* view;
+  operation op;
+  int width;
+  const std::int64_t* idx;
+  const cuda::std::source_location* where;
+
+  static void describe(platform::shared_access& a, const void* context) {
+    using element_type = typename View::element_type;
+    const shared_access_context& c = *static_cast<const shared_access_context*>(context);
+    a.label = c.view->label();
+    a.type = type_name<std::remove_cv_t<element_type>>::value;
+    a.type_const = std::is_const<element_type>::value;
+    a.op = c.op;
+    a.rank = static_cast<int>(Rank);
+    a.width = c.width;
+    for (std::size_t r = 0; r < Rank; ++r) {
+      a.index[r] = c.idx[r];
+      a.extent[r] = c.view->extent(r);
+      a.stride[r] = c.view->stride(r);
+    }
+    a.site = {c.where->file_name(), c.where->function_name(), static_cast<unsigned>(c.where->line())};
+  }
+};
+
 /// Emulation: an access of `width` elements (0: one) at `idx` of a view of shared memory, for
-/// the race detector of the running block.
+/// the race detector of the running block (through the device seam).
 template <class View, std::size_t Rank>
 __attribute__((noinline)) void note_shared_access(const View& view, operation op, int width, const std::int64_t (&idx)[Rank],
                                               const cuda::std::source_location& where, const void* element) {
-  using element_type = typename View::element_type;
-  emulation::detail::runner().note_shared(
-      const_cast<void*>(static_cast<const volatile void*>(element)), sizeof(element_type), width == 0 ? 1 : width,
-      [&](emulation::detail::shared_access& a) {
-        a.label = view.label();
-        a.type = type_name<std::remove_cv_t<element_type>>::value;
-        a.type_const = std::is_const<element_type>::value;
-        a.op = op;
-        a.rank = static_cast<int>(Rank);
-        a.width = width;
-        for (std::size_t r = 0; r < Rank; ++r) {
-          a.index[r] = idx[r];
-          a.extent[r] = view.extent(r);
-          a.stride[r] = view.stride(r);
-        }
-        a.site = {where.file_name(), where.function_name(), static_cast<unsigned>(where.line())};
-      });
+  const shared_access_context<View, Rank> context{&view, op, width, idx, &where};
+  platform::note_shared(const_cast<void*>(static_cast<const volatile void*>(element)),
+                        sizeof(typename View::element_type), width == 0 ? 1 : width,
+                        &shared_access_context<View, Rank>::describe, &context);
 }
 } // namespace detail
 #    define CUGUARD_IMPL_NOTE_SHARED(op, width, element)                                                 \

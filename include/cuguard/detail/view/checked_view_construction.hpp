@@ -3,8 +3,9 @@
 // (checks on) the checks of a new view: shape, reach, null data and (host) the tracked
 // allocation it lies in.
 #pragma once
+// Part of <cuguard/checked_view.hpp>, which includes it after the class.
 
-#include <cuguard/checked_view.hpp>
+#include <cuguard/detail/platform/device.hpp>
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
 
@@ -93,7 +94,7 @@ CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::init(
 #  if CUGUARD_IMPL_EMULATION
   // A view made in an emulated kernel over the block's shared memory: its accesses go to the
   // race detector.
-  else if (emulation::detail::runner().is_shared(data_))
+  else if (detail::platform::is_shared(data_))
     meta_.space = memory_space::shared;
 #  endif
 #endif

@@ -4,8 +4,8 @@
 // Each checks its arguments first; in device code a failed check stops the thread or traps, or,
 // under CUGUARD_ON_DEVICE_VIOLATION_CONTINUE, returns an emptied view.
 #pragma once
+// Part of <cuguard/checked_view.hpp>, which includes it after the class.
 
-#include <cuguard/checked_view.hpp>
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
 

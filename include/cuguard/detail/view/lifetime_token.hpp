@@ -1,23 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
-// The lifetime token a view carries, the table of generations it is checked against, and alive().
+// The lifetime token a view carries (the type: detail/record/facts.hpp), the table of generations
+// it is checked against, and alive().
 #pragma once
 
 #include <cuguard/config.hpp>
 #include <cuguard/detail/record/device_state.hpp>
+#include <cuguard/detail/record/facts.hpp>
 
 #include <cstdint>
 
 #include <type_traits>
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
-
-/// Identifies one tracked allocation: a slot of the registry and the generation the slot had
-/// when the view was made. Slot 0 means "not tracked". Released slots change generation, so a
-/// stale token no longer matches.
-struct lifetime_token {
-  std::uint32_t slot = 0;
-  std::uint32_t generation = 0;
-};
 
 namespace detail {
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The one door through which adapters of other frameworks' tensors reach a view's parts.
 #pragma once
+// Part of <cuguard/checked_view.hpp>, which includes it after the class.
 
-#include <cuguard/checked_view.hpp>
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
 namespace detail {

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The CUDA side of detail::backend: the CUDA runtime calls cuguard makes.
 #pragma once
+// Part of detail/runtime/backend.hpp, which includes it after what both sides share.
 
 #include <cuguard/config.hpp>
-#include <cuguard/detail/runtime/backend.hpp>
 #include <cuguard/detail/record/channel.hpp>
 #include <cuguard/detail/record/device_state.hpp>
 #include <cuguard/detail/runtime/kernel_arguments.hpp>

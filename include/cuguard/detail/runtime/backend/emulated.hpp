@@ -2,9 +2,9 @@
 // The emulated side of detail::backend (CUGUARD_EMULATION=1): device memory is host memory that
 // the backend keeps a list of, kernels run on the fiber scheduler, nothing runs asynchronously.
 #pragma once
+// Part of detail/runtime/backend.hpp, which includes it after what both sides share.
 
 #include <cuguard/config.hpp>
-#include <cuguard/detail/runtime/backend.hpp>
 #include <cuguard/detail/emulation/block_pool.hpp>
 #include <cuguard/detail/record/channel.hpp>
 #include <cuguard/detail/record/device_state.hpp>

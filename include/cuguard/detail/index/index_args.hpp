@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cuguard/config.hpp>
+#include <cuguard/detail/record/facts.hpp>
 #include <cuguard/violation.hpp>
 
 #include <cuda/std/source_location>
@@ -27,20 +28,6 @@ template <class Index>
 class checked_index;
 
 namespace detail {
-
-/// A label and whether it lives in host memory (device code must not read it then).
-struct label_ref {
-  const char* text = nullptr;
-  bool on_host = !CUGUARD_IMPL_DEVICE_PASS;
-};
-
-/// Where a checked_index came from (see index_origin).
-struct origin_info {
-  index_origin kind = index_origin::none;
-  int rank = 0;
-  label_ref label{};
-  std::int64_t position[violation::max_rank] = {};
-};
 
 /// An integer or a checked_index: what views accept as an index.
 template <class T>

@@ -6,7 +6,6 @@
 #pragma once
 
 #include <cuguard/config.hpp>
-#include <cuguard/detail/view/index_args.hpp>
 #include <cuguard/detail/record/pending.hpp>
 #include <cuguard/violation.hpp>
 

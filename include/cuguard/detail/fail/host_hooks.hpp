@@ -4,7 +4,7 @@
 #pragma once
 
 #include <cuguard/config.hpp>
-#include <cuguard/detail/view/lifetime_token.hpp>
+#include <cuguard/detail/record/facts.hpp>
 #include <cuguard/violation.hpp>
 
 #include <cstddef>

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: Apache-2.0
+// The emulated side of the device seam (detail/platform/device.hpp): what device code needs of
+// the emulated thread it runs on, as plain data and a table of the emulation engine's functions.
+// The engine (detail/emulation/fibers.hpp) points `running` at the thread it resumes and fills
+// it; device code (views, checks, the cold side) reaches the engine only through it, so that a
+// translation unit of views parses no scheduler, no race detector and no <ucontext.h>.
+#pragma once
+
+#include <cuguard/config.hpp>
+#include <cuguard/violation.hpp>
+
+#include <cstddef>
+#include <cstdint>
+
+CUGUARD_IMPL_BEGIN_NAMESPACE
+namespace detail {
+namespace platform {
+
+/// A source position (file, function, line).
+struct source_site {
+  const char* file;
+  const char* function;
+  unsigned line;
+};
+
+/// One access to shared memory through a checked view, as a race report names it.
+struct shared_access {
+  const char* label;
+  const char* type; ///< the element type's name, without const
+  bool type_const;
+  operation op;
+  int rank;
+  int width; ///< a vector access: its elements (0: one element)
+  std::int64_t index[violation::max_rank];
+  std::int64_t extent[violation::max_rank];
+  std::int64_t stride[violation::max_rank];
+  source_site site;
+};
+
+/// Fills the description of an access from what the caller passed as `context`.
+using describe_access = void (*)(shared_access& out, const void* context);
+
+/// What the engine does for device code, for the running thread's grid (`runner`).
+struct emulated_engine {
+  void (*exit_thread)(void* runner);                            ///< PTX exit: ends the running thread
+  void (*trap)(void* runner);                                   ///< __trap(): stops the grid
+  bool (*is_shared)(void* runner, const void* p);               ///< p is in the block's shared memory
+  void (*note_shared)(void* runner, void* p, std::size_t bytes, ///< an access for the race detector
+                      int count, describe_access describe, const void* context);
+};
+
+/// The emulated thread that runs on this OS thread: its position and its engine.
+struct emulated_thread {
+  unsigned block[3];     ///< blockIdx
+  unsigned thread[3];    ///< threadIdx
+  unsigned grid[3];      ///< gridDim
+  unsigned block_dim[3]; ///< blockDim
+  const emulated_engine* engine;
+  void* runner;
+};
+
+/// The emulated thread running on this OS thread; null outside emulated kernels.
+inline thread_local const emulated_thread* running = nullptr;
+
+} // namespace platform
+} // namespace detail
+CUGUARD_IMPL_END_NAMESPACE
