@@ -5,7 +5,7 @@
 // proves.
 #include "support.hpp"
 
-#include <cuguard/detail/view/access_check.hpp>
+#include <cuguard/detail/record/access_check.hpp>
 #include <doctest/doctest.h>
 
 #include <cstdint>
