@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The plain facts a record keeps of a view and of its indices: the lifetime token of its
 // allocation, a label and where it lives, and where a checked_index came from. The view layer
-// makes them (detail/view/lifetime_token.hpp, detail/view/index_args.hpp); the record layer
+// makes them (detail/view/lifetime_token.hpp, detail/index/index_args.hpp); the record layer
 // copies them when a check fails.
 #pragma once
 
