@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cuguard/config.hpp>
+#include <cuguard/detail/platform/environment.hpp>
 #include <cuguard/detail/record/channel.hpp>
 #include <cuguard/detail/record/device_state.hpp>
 #include <cuguard/emulation.hpp>
@@ -52,7 +53,7 @@ inline unsigned threads_from_text(const char* s) {
 /// The OS threads a grid's blocks run on (1: one after another, on the launching thread):
 /// CUGUARD_EMULATION_THREADS's, read at the first launch (tests assign it).
 inline unsigned& emulation_threads() {
-  static unsigned n = threads_from_text(std::getenv("CUGUARD_EMULATION_THREADS"));
+  static unsigned n = threads_from_text(::cuguard::detail::platform::environment(::cuguard::detail::platform::setting::emulation_threads));
   return n;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cuguard/config.hpp>
+#include <cuguard/detail/platform/environment.hpp>
 #include <cuguard/detail/emulation/race_detector.hpp>
 #include <cuguard/detail/platform/emulated_thread.hpp>
 
@@ -154,7 +155,8 @@ struct schedule {
 /// The schedule of every grid this process runs: CUGUARD_EMULATION_SCHEDULE's, read at the
 /// first launch (tests assign it).
 inline schedule& active_schedule() {
-  static schedule s = schedule::from_text(std::getenv("CUGUARD_EMULATION_SCHEDULE"));
+  static schedule s = schedule::from_text(
+      ::cuguard::detail::platform::environment(::cuguard::detail::platform::setting::emulation_schedule));
   return s;
 }
 
@@ -187,7 +189,8 @@ class grid_runner {
   static std::size_t stack_size() {
     static const std::size_t size = [] {
       std::size_t kb = 256;
-      if (const char* s = std::getenv("CUGUARD_EMULATION_STACK_KB")) kb = std::strtoul(s, nullptr, 10);
+      using ::cuguard::detail::platform::environment, ::cuguard::detail::platform::setting;
+      if (const char* s = environment(setting::emulation_stack_kb)) kb = std::strtoul(s, nullptr, 10);
       return (kb < 64 ? 64 : kb) * 1024;
     }();
     return size;

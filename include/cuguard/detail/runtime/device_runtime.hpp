@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cuguard/config.hpp>
+#include <cuguard/detail/platform/environment.hpp>
 #include <cuguard/cuda_error.hpp>
 #include <cuguard/detail/runtime/backend.hpp>
 #include <cuguard/detail/record/channel.hpp>
@@ -165,9 +166,9 @@ inline text describe_launch(const launch_entry& e) {
   return s;
 }
 
-/// CUGUARD_LAUNCH_BLOCKING=1 in the environment.
+/// CUGUARD_LAUNCH_BLOCKING=1 in the environment (detail/platform/environment.hpp).
 inline bool launch_blocking() {
-  const char* e = std::getenv("CUGUARD_LAUNCH_BLOCKING");
+  const char* e = platform::environment(platform::setting::launch_blocking);
   return e != nullptr && std::strcmp(e, "1") == 0;
 }
 

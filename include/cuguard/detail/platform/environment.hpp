@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: Apache-2.0
+// Every environment variable cuguard reads, in one place:
+//
+//   CUGUARD_LAUNCH_BLOCKING=1      cuguard::launch calls check() after every launch, so that a
+//                                  report comes at the launch (runtime; read at every launch, so
+//                                  that a program may set it between launches)
+//   CUGUARD_EMULATION_THREADS=N    the OS threads a grid's blocks run on under emulation, 1 to
+//                                  1024 (read at the first launch)
+//   CUGUARD_EMULATION_SCHEDULE=S   the order of a block's threads between barriers under
+//                                  emulation: forward, reverse or random:<seed> (read at the
+//                                  first launch)
+//   CUGUARD_EMULATION_STACK_KB=N   the stack of each emulated thread, in KiB, at least 64
+//                                  (default 256; read at the first launch)
+//
+// Compile-time settings are macros, read by config.hpp alone.
+#pragma once
+
+#include <cuguard/config.hpp>
+
+#include <cstdlib>
+
+CUGUARD_IMPL_BEGIN_NAMESPACE
+namespace detail {
+namespace platform {
+
+/// The environment variables of the table above.
+enum class setting { launch_blocking, emulation_threads, emulation_schedule, emulation_stack_kb };
+
+/// The name of the environment variable of `s` (for messages about its value too).
+constexpr const char* name_of(setting s) noexcept {
+  switch (s) {
+    case setting::launch_blocking: return "CUGUARD_LAUNCH_BLOCKING";
+    case setting::emulation_threads: return "CUGUARD_EMULATION_THREADS";
+    case setting::emulation_schedule: return "CUGUARD_EMULATION_SCHEDULE";
+    case setting::emulation_stack_kb: return "CUGUARD_EMULATION_STACK_KB";
+  }
+  return "";
+}
+
+/// The value of `s` in the environment now, or null where it is not set.
+inline const char* environment(setting s) noexcept { return std::getenv(name_of(s)); }
+
+} // namespace platform
+} // namespace detail
+CUGUARD_IMPL_END_NAMESPACE
