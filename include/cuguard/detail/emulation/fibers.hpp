@@ -352,6 +352,7 @@ class grid_runner {
     int stack; ///< the stack it runs on (-1: it has not started)
     bool on_scheduler_stack; ///< it runs as a call from the scheduler, which has not left its stack
     thread_context ids;
+    ::cuguard::detail::platform::emulated_thread seam; ///< ids, as device code sees them (the device seam)
     void* fake_stack;
     barrier_site site; ///< the __syncthreads() it waits at (state::at_barrier)
   };
@@ -432,6 +433,12 @@ class grid_runner {
       f.on_scheduler_stack = false;
       f.fake_stack = nullptr;
       f.ids = thread_context{uint3{t % block.x, (t / block.x) % block.y, t / (block.x * block.y)}, block_idx, block, grid};
+      f.seam = {{f.ids.block_idx.x, f.ids.block_idx.y, f.ids.block_idx.z},
+                {f.ids.thread_idx.x, f.ids.thread_idx.y, f.ids.thread_idx.z},
+                {grid.x, grid.y, grid.z},
+                {block.x, block.y, block.z},
+                seam_engine(),
+                this};
     }
   }
 
@@ -572,6 +579,8 @@ class grid_runner {
     if (returned_ < 0 || t < static_cast<unsigned>(returned_)) returned_ = static_cast<int>(t);
   }
   inline void enter(unsigned t);
+  /// What device code asks of this engine through the device seam (defined below the class).
+  static inline const ::cuguard::detail::platform::emulated_engine* seam_engine() noexcept;
 
   // The order of the next pass over the block's threads (order_), as the schedule says.
   void order_threads(std::size_t threads, std::uint64_t& draw) {
@@ -722,7 +731,6 @@ class grid_runner {
   void* os_sp_ = nullptr;    ///< run_block's stack pointer while the block runs (direct threads)
   barrier_problem problem_{};
   race_detector races_;
-  ::cuguard::detail::platform::emulated_thread seam_{}; ///< the running thread, as device code sees it
   std::vector<std::pair<std::uintptr_t, std::size_t>> tls_; ///< thread_local storage: address, bytes
   std::uint64_t current_block_ = 0;
   std::uint64_t launch_count_ = 0; ///< grids this runner began
@@ -745,20 +753,17 @@ struct seam_functions {
                                                    [&](shared_access& a) { describe(a, context); });
   }
 };
-inline constexpr ::cuguard::detail::platform::emulated_engine seam_engine{
-    &seam_functions::exit_thread, &seam_functions::trap, &seam_functions::is_shared, &seam_functions::note_shared};
+inline const ::cuguard::detail::platform::emulated_engine* grid_runner::seam_engine() noexcept {
+  static constexpr ::cuguard::detail::platform::emulated_engine engine{
+      &seam_functions::exit_thread, &seam_functions::trap, &seam_functions::is_shared, &seam_functions::note_shared};
+  return &engine;
+}
 
 inline void grid_runner::enter(unsigned t) {
   current_ = t;
   const thread_context& ids = fibers_[t].ids;
   current_thread = &ids;
-  seam_ = {{ids.block_idx.x, ids.block_idx.y, ids.block_idx.z},
-           {ids.thread_idx.x, ids.thread_idx.y, ids.thread_idx.z},
-           {ids.grid_dim.x, ids.grid_dim.y, ids.grid_dim.z},
-           {ids.block_dim.x, ids.block_dim.y, ids.block_dim.z},
-           &seam_engine,
-           this};
-  ::cuguard::detail::platform::running = &seam_;
+  ::cuguard::detail::platform::running = &fibers_[t].seam;
   ::threadIdx = ids.thread_idx;
   ::blockIdx = ids.block_idx;
   ::blockDim = ids.block_dim;
