@@ -4,7 +4,7 @@
 // Include this header (or <cuguard/cuguard.hpp>, which includes it in emulation builds) before
 // any CUDA header. It defines the CUDA keywords (__global__, __device__, __shared__, ...), the
 // built-in variables (threadIdx, blockIdx, blockDim, gridDim, warpSize: variables, set by the
-// fiber scheduler, detail/emulation/fibers.hpp), __syncthreads(),
+// fiber scheduler, detail/emulation/grid_runner.hpp), __syncthreads(),
 // atomics, warp intrinsics and __trap(); cuguard::launch runs the kernel. Dynamic shared memory
 // is cuguard::dynamic_shared<T>() (portable to nvcc), not `extern __shared__`.
 #pragma once
@@ -42,11 +42,11 @@
 
 #include <cuguard/config.hpp>
 
-// The toolkit's host headers come before the built-in variables (detail/emulation/fibers.hpp): they use
+// The toolkit's host headers come before the built-in variables (detail/emulation/fiber.hpp): they use
 // names such as gridDim for parameters, which -Wshadow would otherwise flag.
 #include <cuda_runtime.h>
 
-#include <cuguard/detail/emulation/fibers.hpp>
+#include <cuguard/detail/emulation/run_grid.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -57,12 +57,9 @@
 #include <type_traits>
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
-namespace emulation {
-
-/// True while the calling code runs as a thread of an emulated kernel.
-inline bool in_kernel() noexcept { return detail::current_thread != nullptr; }
-
 namespace detail {
+namespace engine {
+/// The runner of the grid the calling thread runs in.
 inline grid_runner& runner() noexcept { return *current_runner; }
 
 template <class T>
@@ -112,25 +109,30 @@ T atomic_update(T* address, Op op) noexcept {
     }
   }
 }
+} // namespace engine
 } // namespace detail
+
+namespace emulation {
+/// True while the calling code runs as a thread of an emulated kernel.
+inline bool in_kernel() noexcept { return detail::engine::current_thread != nullptr; }
 } // namespace emulation
 
 CUGUARD_IMPL_END_NAMESPACE
 
 // ---------------------------------------------------------------------------------------------
-// Built-in functions, as CUDA spells them (the built-in variables are in detail/emulation/fibers.hpp).
+// Built-in functions, as CUDA spells them (the built-in variables are in detail/emulation/fiber.hpp).
 // ---------------------------------------------------------------------------------------------
 inline constexpr int warpSize = 32;
 
 // The caller's position (default arguments): a divergent barrier is reported at the barrier.
 inline void __syncthreads(const char* file = __builtin_FILE(), const char* function = __builtin_FUNCTION(),
                           unsigned line = __builtin_LINE()) {
-  ::cuguard::emulation::detail::runner().barrier({file, function, line});
+  ::cuguard::detail::engine::runner().barrier({file, function, line});
 }
 inline int __syncthreads_count(int predicate, const char* file = __builtin_FILE(),
                                const char* function = __builtin_FUNCTION(), unsigned line = __builtin_LINE()) {
   static thread_local int count;
-  auto& r = ::cuguard::emulation::detail::runner();
+  auto& r = ::cuguard::detail::engine::runner();
   r.barrier({file, function, line});
   count = 0;
   r.barrier({file, function, line});
@@ -138,24 +140,24 @@ inline int __syncthreads_count(int predicate, const char* file = __builtin_FILE(
   r.barrier({file, function, line});
   return count;
 }
-inline void __syncwarp(unsigned = 0xffffffffu) { ::cuguard::emulation::detail::runner().warp_barrier(); }
+inline void __syncwarp(unsigned = 0xffffffffu) { ::cuguard::detail::engine::runner().warp_barrier(); }
 inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 inline void __threadfence_block() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 inline void __threadfence_system() { std::atomic_thread_fence(std::memory_order_seq_cst); }
-[[noreturn]] inline void __trap() { ::cuguard::emulation::detail::runner().trap(); }
-inline unsigned __activemask() { return ::cuguard::emulation::detail::runner().active_mask(); }
+[[noreturn]] inline void __trap() { ::cuguard::detail::engine::runner().trap(); }
+inline unsigned __activemask() { return ::cuguard::detail::engine::runner().active_mask(); }
 inline unsigned __ballot_sync(unsigned, int predicate) {
-  return ::cuguard::emulation::detail::runner().ballot(predicate != 0);
+  return ::cuguard::detail::engine::runner().ballot(predicate != 0);
 }
 inline int __any_sync(unsigned mask, int predicate) { return __ballot_sync(mask, predicate) != 0; }
 inline int __all_sync(unsigned, int predicate) {
-  auto& r = ::cuguard::emulation::detail::runner();
+  auto& r = ::cuguard::detail::engine::runner();
   const unsigned active = r.active_mask();
   return r.ballot(predicate != 0) == active;
 }
 template <class T>
 inline T __shfl_sync(unsigned, T value, int src_lane, int width = 32) {
-  namespace d = ::cuguard::emulation::detail;
+  namespace d = ::cuguard::detail::engine;
   const unsigned lane = d::lane();
   const unsigned base = lane - lane % static_cast<unsigned>(width);
   const unsigned src = base + static_cast<unsigned>(src_lane) % static_cast<unsigned>(width);
@@ -163,7 +165,7 @@ inline T __shfl_sync(unsigned, T value, int src_lane, int width = 32) {
 }
 template <class T>
 inline T __shfl_xor_sync(unsigned, T value, int lane_mask, int width = 32) {
-  namespace d = ::cuguard::emulation::detail;
+  namespace d = ::cuguard::detail::engine;
   const unsigned lane = d::lane();
   unsigned src = lane ^ static_cast<unsigned>(lane_mask);
   if (src / static_cast<unsigned>(width) != lane / static_cast<unsigned>(width)) src = lane;
@@ -171,14 +173,14 @@ inline T __shfl_xor_sync(unsigned, T value, int lane_mask, int width = 32) {
 }
 template <class T>
 inline T __shfl_down_sync(unsigned, T value, unsigned delta, int width = 32) {
-  namespace d = ::cuguard::emulation::detail;
+  namespace d = ::cuguard::detail::engine;
   const unsigned lane = d::lane(), w = static_cast<unsigned>(width);
   const unsigned src = (lane % w) + delta < w ? lane + delta : lane;
   return d::from_bits<T>(d::runner().exchange(d::to_bits(value), src));
 }
 template <class T>
 inline T __shfl_up_sync(unsigned, T value, unsigned delta, int width = 32) {
-  namespace d = ::cuguard::emulation::detail;
+  namespace d = ::cuguard::detail::engine;
   const unsigned lane = d::lane(), w = static_cast<unsigned>(width);
   const unsigned src = lane % w >= delta ? lane - delta : lane;
   return d::from_bits<T>(d::runner().exchange(d::to_bits(value), src));
@@ -191,7 +193,7 @@ inline T __ldg(const T* p) { return *p; }
   template <class T, class U>                                                                     \
   inline T NAME(T* address, U value) {                                                            \
     const T v = static_cast<T>(value);                                                            \
-    return ::cuguard::emulation::detail::atomic_update(address, [v](T old) { return EXPR; });     \
+    return ::cuguard::detail::engine::atomic_update(address, [v](T old) { return EXPR; });     \
   }
 /// CUDA's atomicAdd exists for these element types only (int, unsigned int, unsigned long long,
 /// float, double, __half, __nv_bfloat16): emulation rejects the others as nvcc does.
@@ -205,7 +207,7 @@ inline T atomicAdd(T* address, U value) {
   static_assert(cuda_atomic_add_type_v<T>, "atomicAdd: CUDA has no atomicAdd for this type (64-bit signed integers: "
                                            "add through unsigned long long)");
   const T v = static_cast<T>(value);
-  return ::cuguard::emulation::detail::atomic_update(address, [v](T old) { return static_cast<T>(old + v); });
+  return ::cuguard::detail::engine::atomic_update(address, [v](T old) { return static_cast<T>(old + v); });
 }
 CUGUARD_IMPL_EMU_ATOMIC(atomicSub, static_cast<T>(old - v))
 CUGUARD_IMPL_EMU_ATOMIC(atomicExch, ((void)old, v))
@@ -217,7 +219,7 @@ CUGUARD_IMPL_EMU_ATOMIC(atomicXor, static_cast<T>(old ^ v))
 #undef CUGUARD_IMPL_EMU_ATOMIC
 template <class T, class U, class V>
 inline T atomicCAS(T* address, U compare, V value) {
-  ::cuguard::emulation::detail::note_atomic(address);
+  ::cuguard::detail::engine::note_atomic(address);
   T expected = static_cast<T>(compare);
   __atomic_compare_exchange_n(address, &expected, static_cast<T>(value), false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
   return expected;

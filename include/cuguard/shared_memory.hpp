@@ -18,10 +18,10 @@ CUGUARD_IMPL_BEGIN_NAMESPACE
 /// instead of `extern __shared__`, which a host compiler cannot emulate.
 template <class T>
 inline T* dynamic_shared() noexcept {
-  return reinterpret_cast<T*>(emulation::detail::runner().dynamic_shared());
+  return reinterpret_cast<T*>(detail::engine::runner().dynamic_shared());
 }
 /// Size of the running block's dynamic shared memory, in bytes.
-inline std::size_t dynamic_shared_bytes() noexcept { return emulation::detail::runner().dynamic_shared_bytes(); }
+inline std::size_t dynamic_shared_bytes() noexcept { return detail::engine::runner().dynamic_shared_bytes(); }
 
 namespace detail {
 /// What `extern __shared__ T name[];` at namespace scope becomes in a .cu file built under

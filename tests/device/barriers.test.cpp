@@ -130,7 +130,7 @@ __global__ void neighbour(cuguard::checked_view<int, 1> out, int stamp, bool syn
 
 /// Runs neighbour under `order` (twice: the tile is left holding the first run's values).
 std::vector<int> neighbour_under(const char* order, bool synced) {
-  namespace emu = cuguard::emulation::detail;
+  namespace emu = cuguard::detail::engine;
   const emu::schedule before = emu::active_schedule();
   emu::active_schedule() = emu::schedule::from_text(order);
   cuguard::device_buffer<int> out(64, "out");
@@ -163,7 +163,7 @@ TEST_CASE("CUGUARD_EMULATION_SCHEDULE orders a block's threads: a missing __sync
 }
 
 TEST_CASE("a CUGUARD_EMULATION_SCHEDULE that cannot be read is refused with what it expects") {
-  namespace emu = cuguard::emulation::detail;
+  namespace emu = cuguard::detail::engine;
   for (const char* bad : {"backwards", "random:", "random:12x", "random"}) {
     CAPTURE(bad);
     bool thrown = false;

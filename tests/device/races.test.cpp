@@ -134,7 +134,7 @@ __global__ void view_read(cuguard::checked_view<int, 1> out) {
 /// Runs `f` with the threads of every block in `order`.
 template <class F>
 void under(const char* order, F f) {
-  namespace emu = cuguard::emulation::detail;
+  namespace emu = cuguard::detail::engine;
   const emu::schedule before = emu::active_schedule();
   emu::active_schedule() = emu::schedule::from_text(order);
   f();

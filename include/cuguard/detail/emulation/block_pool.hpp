@@ -53,7 +53,7 @@ inline unsigned threads_from_text(const char* s) {
 /// The OS threads a grid's blocks run on (1: one after another, on the launching thread):
 /// CUGUARD_EMULATION_THREADS's, read at the first launch (tests assign it).
 inline unsigned& emulation_threads() {
-  static unsigned n = threads_from_text(::cuguard::detail::platform::environment(::cuguard::detail::platform::setting::emulation_threads));
+  static unsigned n = threads_from_text(platform::environment(platform::setting::emulation_threads));
   return n;
 }
 
@@ -63,8 +63,8 @@ inline constexpr std::uint64_t parallel_grid_threads = 2048;
 
 class block_pool {
  public:
-  using findings = emulation::detail::grid_findings;
-  using runner_type = emulation::detail::grid_runner;
+  using findings = engine::grid_findings;
+  using runner_type = engine::grid_runner;
 
   /// The process's pool (made anew in the child of a fork, which has none of its threads).
   static block_pool& get() {
@@ -80,9 +80,9 @@ class block_pool {
 
   /// Runs the grid's blocks on `workers` OS threads, this one among them.
   findings run(unsigned workers, dim3 grid, dim3 block, std::size_t shared, runner_type::body_fn body, void* arg) {
-    if (emulation::detail::current_runner != nullptr)
+    if (engine::current_runner != nullptr)
       throw std::logic_error("cuguard emulation: a kernel cannot launch another kernel (no dynamic parallelism)");
-    runner_type::check_configuration(grid, block);
+    engine::check_launch_configuration(grid, block);
     std::lock_guard<std::mutex> one_grid(launch_);
     while (threads_.size() + 1 < workers) {
       const unsigned index = static_cast<unsigned>(threads_.size()) + 1;
@@ -176,10 +176,10 @@ class block_pool {
 
   void work(unsigned index) {
     result& r = *results_[index];
-    runner_type& runner = emulation::detail::runner_scope::of_this_thread();
+    runner_type& runner = engine::runner_scope::of_this_thread();
     emulated_worker_state = &r.state;
     try {
-      emulation::detail::runner_scope scope;
+      engine::runner_scope scope;
       scope.runner.run(grid_, block_, shared_, body_, arg_, [this, &r] {
         if (stop_.load(std::memory_order_relaxed)) return runner_type::no_block;
         const std::uint64_t b = next_.fetch_add(1, std::memory_order_relaxed);
@@ -188,7 +188,7 @@ class block_pool {
         return b;
       });
       r.found = findings{scope.runner.problem(), scope.runner.race()};
-    } catch (const emulation::detail::trapped&) {
+    } catch (const engine::trapped&) {
       r.trapped = true;
       r.failed_block = runner.current_block();
       stop_.store(true);
@@ -235,7 +235,7 @@ class block_pool {
       launch.counters->ready = 1;
     }
     if (failed != nullptr) {
-      if (failed->trapped) throw emulation::detail::trapped{};
+      if (failed->trapped) throw engine::trapped{};
       std::rethrow_exception(failed->error);
     }
     return out;
@@ -260,13 +260,13 @@ class block_pool {
 
 /// Runs `body(arg)` as every thread of the grid: on several OS threads where the grid is large
 /// enough and CUGUARD_EMULATION_THREADS allows, on the calling thread otherwise.
-inline emulation::detail::grid_findings run_blocks(dim3 grid, dim3 block, std::size_t shared,
-                                                   emulation::detail::grid_runner::body_fn body, void* arg) {
+inline engine::grid_findings run_blocks(dim3 grid, dim3 block, std::size_t shared,
+                                                   engine::grid_runner::body_fn body, void* arg) {
   const std::uint64_t blocks = std::uint64_t{grid.x} * grid.y * grid.z;
   const std::uint64_t threads = blocks * block.x * block.y * block.z;
   const unsigned wanted = emulation_threads();
   const unsigned workers = static_cast<unsigned>(blocks < wanted ? blocks : wanted);
-  if (workers <= 1 || threads < parallel_grid_threads) return emulation::detail::run_grid(grid, block, shared, body, arg);
+  if (workers <= 1 || threads < parallel_grid_threads) return engine::run_grid(grid, block, shared, body, arg);
   return block_pool::get().run(workers, grid, block, shared, body, arg);
 }
 

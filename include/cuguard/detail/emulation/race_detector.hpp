@@ -29,13 +29,13 @@
 #include <vector>
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
-namespace emulation {
 namespace detail {
+namespace engine {
 
 /// A source position, and one access to shared memory through a checked view as a race report
 /// names it: the device seam's (detail/platform/emulated_thread.hpp), which views fill in.
-using source_site = ::cuguard::detail::platform::source_site;
-using shared_access = ::cuguard::detail::platform::shared_access;
+using source_site = platform::source_site;
+using shared_access = platform::shared_access;
 
 /// How the two accesses of a race conflict: the thread whose segment found it read what the
 /// other wrote, wrote what it read, or both wrote.
@@ -297,6 +297,6 @@ class race_detector {
   shared_race race_{};
 };
 
+} // namespace engine
 } // namespace detail
-} // namespace emulation
 CUGUARD_IMPL_END_NAMESPACE

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The emulated side of the device seam (detail/platform/device.hpp): what device code needs of
 // the emulated thread it runs on, as plain data and a table of the emulation engine's functions.
-// The engine (detail/emulation/fibers.hpp) points `running` at the thread it resumes and fills
+// The engine (detail/emulation/grid_runner.hpp) points `running` at the thread it resumes and fills
 // it; device code (views, checks, the cold side) reaches the engine only through it, so that a
 // translation unit of views parses no scheduler, no race detector and no <ucontext.h>.
 #pragma once

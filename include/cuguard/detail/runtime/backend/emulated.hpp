@@ -225,7 +225,7 @@ inline status record_launch(unsigned long long* cell, unsigned long long id, cud
 /// on shared memory): the block, the thread and where it was, the other thread and where it was.
 struct scheduler_finding {
   uint3 block, thread, other;
-  emulation::detail::source_site site, other_site;
+  detail::engine::source_site site, other_site;
 };
 
 /// Records a finding of the scheduler as device code records a violation (the first violation
@@ -259,7 +259,7 @@ void record_finding(const scheduler_finding& f, dim3 grid, dim3 block, const Fil
   publish_record(state.report, state.counters);
 }
 
-inline void record_divergent_barrier(const emulation::detail::barrier_problem& b, dim3 grid, dim3 block) {
+inline void record_divergent_barrier(const detail::engine::barrier_problem& b, dim3 grid, dim3 block) {
   record_finding({b.block, b.waiting, b.other, b.site, b.other_site}, grid, block, [](violation& v) {
     v.kind = violation_kind::divergent_barrier;
     v.op = operation::barrier;
@@ -271,8 +271,8 @@ inline uint3 thread_of(unsigned t, dim3 block) {
   return uint3{t % block.x, (t / block.x) % block.y, t / (block.x * block.y)};
 }
 
-inline void record_shared_race(const emulation::detail::shared_race& r, dim3 grid, dim3 block) {
-  const emulation::detail::shared_access& a = r.access;
+inline void record_shared_race(const detail::engine::shared_race& r, dim3 grid, dim3 block) {
+  const detail::engine::shared_access& a = r.access;
   record_finding({r.block, thread_of(r.thread, block), thread_of(r.other, block), a.site, r.other_site}, grid, block,
                  [&](violation& v) {
                    v.kind = violation_kind::shared_race;
@@ -301,7 +301,7 @@ status launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t, Ker
     Tuple* params;
   } ctx{kernel, &params};
   try {
-    const emulation::detail::grid_findings found = run_blocks(
+    const detail::engine::grid_findings found = run_blocks(
         grid, block, shared_bytes,
         [](void* c) {
           auto* x = static_cast<context*>(c);
@@ -310,7 +310,7 @@ status launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t, Ker
         &ctx);
     if (found.divergent.found) record_divergent_barrier(found.divergent, grid, block);
     if (found.race.found) record_shared_race(found.race, grid, block);
-  } catch (const emulation::detail::trapped&) {
+  } catch (const detail::engine::trapped&) {
     trapped_context.store(true, std::memory_order_release);
   } catch (const std::exception& ex) {
     error = "failed under emulation: ";

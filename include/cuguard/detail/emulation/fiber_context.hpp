@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: Apache-2.0
+// Fiber contexts: a stack and the registers saved on it, made on a stack of the engine's and
+// switched to and from (x86-64: the engine's own dozen-instruction switch; elsewhere ucontext).
+#pragma once
+
+#include <cuguard/config.hpp>
+
+#include <cstddef>
+#include <cstdint>
+
+// Switching between fibers: on x86-64 a dozen instructions that save the callee-saved registers
+// and the floating-point control words on one stack and load them from another (swapcontext
+// also saves and restores the signal mask, two system calls a switch, which made a thread of an
+// emulated kernel cost about a microsecond). Elsewhere, ucontext.
+#if defined(__x86_64__)
+#  define CUGUARD_IMPL_FIBER_SWITCH 1
+// One definition in every program however many translation units include it (a COMDAT group).
+asm(".pushsection .text.cuguard_impl_fiber_switch,\"axG\",@progbits,cuguard_impl_fiber_switch,comdat\n"
+    ".globl cuguard_impl_fiber_switch\n"
+    ".hidden cuguard_impl_fiber_switch\n"
+    ".type cuguard_impl_fiber_switch,@function\n"
+    "cuguard_impl_fiber_switch:\n" // (void** save_sp = %rdi, void* load_sp = %rsi)
+    "  pushq %rbp\n"
+    "  pushq %rbx\n"
+    "  pushq %r12\n"
+    "  pushq %r13\n"
+    "  pushq %r14\n"
+    "  pushq %r15\n"
+    "  subq $8, %rsp\n"
+    "  stmxcsr (%rsp)\n"
+    "  fnstcw 4(%rsp)\n"
+    "  movq %rsp, (%rdi)\n"
+    "  movq %rsi, %rsp\n"
+    "  ldmxcsr (%rsp)\n"
+    "  fldcw 4(%rsp)\n"
+    "  addq $8, %rsp\n"
+    "  popq %r15\n"
+    "  popq %r14\n"
+    "  popq %r13\n"
+    "  popq %r12\n"
+    "  popq %rbx\n"
+    "  popq %rbp\n"
+    "  ret\n"
+    ".size cuguard_impl_fiber_switch, .-cuguard_impl_fiber_switch\n"
+    ".popsection\n");
+/// Saves the calling fiber's registers on its stack and its stack pointer in `*save_sp`, then
+/// resumes the fiber whose stack pointer is `load_sp`.
+extern "C" void cuguard_impl_fiber_switch(void** save_sp, void* load_sp);
+#else
+#  define CUGUARD_IMPL_FIBER_SWITCH 0
+#endif
+
+// A thread that has not waited yet runs as a plain call from the scheduler, on the scheduler's
+// stack: a block whose threads never wait runs them as a loop, with no switch. The first wait
+// leaves that stack to the thread, and the scheduler goes on on a fresh one. With the own switch
+// only, and not under AddressSanitizer (whose stack annotations assume one stack per fiber).
+#if CUGUARD_IMPL_FIBER_SWITCH && !defined(__SANITIZE_ADDRESS__)
+#  define CUGUARD_IMPL_DIRECT_THREADS 1
+#else
+#  define CUGUARD_IMPL_DIRECT_THREADS 0
+#endif
+
+#if defined(__SANITIZE_ADDRESS__)
+extern "C" void __sanitizer_start_switch_fiber(void** fake_stack_save, const void* bottom, std::size_t size);
+extern "C" void __sanitizer_finish_switch_fiber(void* fake_stack_save, const void** bottom_old, std::size_t* size_old);
+extern "C" void __asan_unpoison_memory_region(void const volatile* addr, std::size_t size);
+#endif
+
+#if !CUGUARD_IMPL_FIBER_SWITCH
+#  include <ucontext.h>
+#endif
+
+CUGUARD_IMPL_BEGIN_NAMESPACE
+namespace detail {
+namespace engine {
+
+/// What a fiber that is not running keeps of its execution: its stack pointer (the registers lie
+/// on its stack) or, with ucontext, the saved context.
+struct fiber_context {
+#if CUGUARD_IMPL_FIBER_SWITCH
+  void* sp = nullptr;
+#else
+  ucontext_t ctx{};
+#endif
+};
+
+/// AddressSanitizer's part of a switch (nothing without it): the running fiber leaves its stack
+/// for the one at [bottom, bottom + size) (`fake_stack_save`: where to keep its fake stack, null
+/// for a fiber that never runs again) ...
+inline void asan_leaving(void** fake_stack_save, const void* bottom, std::size_t size) noexcept {
+#if defined(__SANITIZE_ADDRESS__)
+  __sanitizer_start_switch_fiber(fake_stack_save, bottom, size);
+#else
+  (void)fake_stack_save, (void)bottom, (void)size;
+#endif
+}
+/// ... and has arrived on it (`fake_stack`: what leaving kept; the stack left is written to
+/// `bottom_old` and `size_old` where not null).
+inline void asan_arrived(void* fake_stack, const void** bottom_old, std::size_t* size_old) noexcept {
+#if defined(__SANITIZE_ADDRESS__)
+  __sanitizer_finish_switch_fiber(fake_stack, bottom_old, size_old);
+#else
+  (void)fake_stack, (void)bottom_old, (void)size_old;
+#endif
+}
+
+#if CUGUARD_IMPL_FIBER_SWITCH
+/// A new context on [stack, stack + size) that starts in `start` (which never returns), as
+/// cuguard_impl_fiber_switch leaves one: from the stack pointer up, the control words (MXCSR
+/// 0x1F80, x87 0x037F: the defaults), six callee-saved registers, and the address its `ret`
+/// jumps to (the word above it stands in for start's return address and keeps the stack aligned
+/// as a call would).
+inline void* new_context(char* stack, std::size_t size, void (*start)()) {
+#  if defined(__SANITIZE_ADDRESS__)
+  // The stack's last fiber may have ended inside frames whose redzones are still poisoned.
+  __asan_unpoison_memory_region(stack, size);
+#  endif
+  auto top = (reinterpret_cast<std::uintptr_t>(stack) + size) & ~std::uintptr_t{15};
+  auto* p = reinterpret_cast<std::uint64_t*>(top);
+  *--p = 0;
+  *--p = reinterpret_cast<std::uint64_t>(start);
+  for (int r = 0; r < 6; ++r) *--p = 0;
+  *--p = 0x1F80ull | 0x037Full << 32;
+  return p;
+}
+
+/// Sets the floating-point control words to the defaults a new context starts with (keeping the
+/// exception flags): rounding to nearest, no flush to zero.
+inline void reset_float_modes() noexcept {
+  unsigned mxcsr;
+  unsigned short x87;
+  asm volatile("stmxcsr %0\n\tfnstcw %1" : "=m"(mxcsr), "=m"(x87));
+  if ((mxcsr & 0xFFC0u) != 0x1F80u || x87 != 0x037F) {
+    mxcsr = 0x1F80u | (mxcsr & 0x3Fu);
+    x87 = 0x037F;
+    asm volatile("ldmxcsr %0\n\tfldcw %1" : : "m"(mxcsr), "m"(x87));
+  }
+}
+
+/// Makes `c` a fiber that runs `start` on [stack, stack + size).
+inline void make_context(fiber_context& c, char* stack, std::size_t size, void (*start)()) {
+  c.sp = new_context(stack, size, start);
+}
+
+/// Saves the running fiber in `from` and resumes `to`; returns when `from` is resumed.
+inline void switch_context(fiber_context& from, const fiber_context& to) { cuguard_impl_fiber_switch(&from.sp, to.sp); }
+#else
+// Out of line: getcontext returns twice, which would clobber the caller's variables.
+__attribute__((noinline)) inline void make_context(fiber_context& c, char* stack, std::size_t size, void (*start)()) {
+  ::getcontext(&c.ctx);
+  c.ctx.uc_stack.ss_sp = stack;
+  c.ctx.uc_stack.ss_size = size;
+  c.ctx.uc_link = nullptr;
+  ::makecontext(&c.ctx, start, 0);
+}
+
+inline void switch_context(fiber_context& from, const fiber_context& to) { ::swapcontext(&from.ctx, &to.ctx); }
+#endif
+
+} // namespace engine
+} // namespace detail
+CUGUARD_IMPL_END_NAMESPACE

@@ -1,0 +1,443 @@
+// SPDX-License-Identifier: Apache-2.0
+// The emulation engine's grid runner: the threads of a block run on one OS thread, one at a
+// time, deterministically, as fibers (detail/emulation/fiber.hpp) on the engine's stacks.
+#pragma once
+
+#include <cuguard/config.hpp>
+#include <cuguard/detail/emulation/barriers.hpp>
+#include <cuguard/detail/emulation/block_shared.hpp>
+#include <cuguard/detail/emulation/fiber.hpp>
+#include <cuguard/detail/emulation/fiber_context.hpp>
+#include <cuguard/detail/emulation/race_detector.hpp>
+#include <cuguard/detail/emulation/schedule.hpp>
+#include <cuguard/detail/emulation/stack_pool.hpp>
+#include <cuguard/detail/emulation/warp_lanes.hpp>
+#include <cuguard/detail/platform/emulated_thread.hpp>
+
+#include <vector_types.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <exception>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+CUGUARD_IMPL_BEGIN_NAMESPACE
+namespace detail {
+namespace engine {
+
+/// Thrown out of run() when a kernel called __trap().
+struct trapped {};
+
+/// Runs the blocks of a grid one after another (x fastest, then y, then z, or those a block
+/// source hands out); inside a block the threads run round-robin in the order of the schedule
+/// (thread order unless CUGUARD_EMULATION_SCHEDULE says otherwise), each until it finishes or
+/// waits at __syncthreads() or a warp-wide operation: a plain call until its first wait, a fiber
+/// from then on (CUGUARD_IMPL_DIRECT_THREADS; otherwise a fiber from the start). A barrier opens
+/// when every thread of the block (or warp) that has not exited waits at it. A block runs on
+/// one OS thread, so `__shared__` (thread_local) storage is shared by the block.
+class grid_runner {
+ public:
+  using body_fn = void (*)(void*);
+
+  grid_runner() = default; // not copied (its stacks are its own)
+
+  /// What a block source returns when it has no block left.
+  static constexpr std::uint64_t no_block = ~std::uint64_t{0};
+
+  /// Runs every block of the grid, in order.
+  void run(dim3 grid, dim3 block, std::size_t dynamic_shared, body_fn body, void* arg) {
+    const std::uint64_t blocks = std::uint64_t{grid.x} * grid.y * grid.z;
+    std::uint64_t n = 0;
+    run(grid, block, dynamic_shared, body, arg, [&] { return n < blocks ? n++ : no_block; });
+  }
+
+  /// Runs the blocks that `next()` hands out by number (x fastest, then y, then z: the order
+  /// run() takes them in) until it returns no_block.
+  template <class Next>
+  void run(dim3 grid, dim3 block, std::size_t dynamic_shared, body_fn body, void* arg, Next&& next) {
+    check_launch_configuration(grid, block);
+    schedule_ = active_schedule();
+    const std::size_t threads = std::size_t{block.x} * block.y * block.z;
+    reserve(threads);
+    protect_runtime();
+    races_.begin_grid(shared_.dynamic(), shared_.dynamic_bytes());
+    shared_.begin_grid(dynamic_shared);
+    body_ = body;
+    arg_ = arg;
+    error_ = nullptr;
+    problem_ = barrier_problem{};
+    for (std::uint64_t b = next(); b != no_block; b = next()) {
+      current_block_ = b;
+      const std::uint64_t plane = std::uint64_t{grid.x} * grid.y;
+      run_block(grid, block,
+                uint3{static_cast<unsigned>(b % grid.x), static_cast<unsigned>(b % plane / grid.x),
+                      static_cast<unsigned>(b / plane)},
+                threads);
+    }
+  }
+
+  /// The number of the block that runs (or ran last).
+  std::uint64_t current_block() const noexcept { return current_block_; }
+
+  /// __syncthreads() at `site`
+  void barrier(barrier_site site) {
+    fibers_[current_].site = site;
+    wait(fiber_state::at_barrier);
+  }
+
+  /// The grid's first divergent barrier (found false: none).
+  const barrier_problem& problem() const noexcept { return problem_; }
+  /// The grid's first race on shared memory (found false: none).
+  const shared_race& race() const noexcept { return races_.first(); }
+
+  /// __syncwarp(): waits for the lanes of this warp that have not exited.
+  void warp_barrier() { wait(fiber_state::at_warp_barrier); }
+
+  /// Exchanges `bits` across the warp: every lane deposits, all wait, each reads lane `src_lane`.
+  std::uint64_t exchange(std::uint64_t bits, unsigned src_lane) {
+    return lanes_.exchange(fibers_.data(), threads_, current_, bits, src_lane, [this] { warp_barrier(); });
+  }
+  /// Ballot over the lanes of this warp that have not exited.
+  unsigned ballot(bool predicate) {
+    return lanes_.ballot(fibers_.data(), threads_, current_, predicate, [this] { warp_barrier(); });
+  }
+  /// Lanes of this warp that have not exited.
+  unsigned active_mask() const { return warp_lanes::active_mask(fibers_.data(), threads_, current_); }
+
+  /// PTX `exit`: ends the calling thread (its stack is dropped, as a GPU drops it); barriers and
+  /// warp-wide operations no longer wait for it.
+  [[noreturn]] void exit_thread() {
+#if CUGUARD_IMPL_DIRECT_THREADS
+    if (fibers_[current_].on_scheduler_stack) {
+      // Its frames and the scheduler's below them are dropped: a scheduler on a fresh stack goes on.
+      fibers_[current_].st = fiber_state::done;
+      leave();
+      const int dropped = scheduler_stack_;
+      void* next = new_scheduler();
+      stacks_.give_back(dropped); // taken again only once this stack is left
+      void* discard = nullptr;
+      cuguard_impl_fiber_switch(&discard, next);
+      std::abort(); // unreachable: a dropped stack is never resumed
+    }
+#endif
+    finish_current();
+    switch_to_main(false);
+    std::abort(); // unreachable: an exited fiber is never resumed
+  }
+
+  /// __trap(): stops the whole grid at once.
+  [[noreturn]] void trap() {
+    trapped_ = true;
+    exit_thread();
+  }
+
+  unsigned char* dynamic_shared() noexcept { return shared_.dynamic(); }
+  std::size_t dynamic_shared_bytes() const noexcept { return shared_.dynamic_bytes(); }
+
+  /// True if `p` points into the running block's shared memory: its dynamic shared memory, or
+  /// the thread_local storage of this OS thread, where `__shared__` variables live.
+  bool is_shared(const void* p) { return shared_.contains(p); }
+
+  /// The race detector of the running block.
+  race_detector& races() noexcept { return races_; }
+
+  /// An access of `count` elements of `bytes` each from `p` through a view of shared memory, by
+  /// the running thread: for the race detector, which follows only elements that lie in shared
+  /// memory whole. `describe` as race_detector::access takes it.
+  template <class Describe>
+  void note_shared(void* p, std::size_t bytes, int count, const Describe& describe) {
+    races_.access(p, bytes, count, describe, [this](std::uintptr_t a, std::size_t n) { return shared_.holds(a, n); });
+  }
+
+ private:
+  void reserve(std::size_t threads) {
+    if (fibers_.size() >= threads) return;
+    fibers_.resize(threads);
+    lanes_.reserve(threads);
+    order_.resize(threads);
+  }
+
+  static void entry();
+
+  // The block's threads, none started; a stack for every thread that waits, and one for the
+  // scheduler (direct threads).
+  void prepare(dim3 grid, dim3 block, uint3 block_idx, std::size_t threads) {
+    threads_ = static_cast<unsigned>(threads);
+    stacks_.reset(threads + 1);
+    for (unsigned t = 0; t < threads; ++t) {
+      fiber& f = fibers_[t];
+      f.st = fiber_state::ready;
+      f.stack = -1;
+      f.on_scheduler_stack = false;
+      f.fake_stack = nullptr;
+      f.ids = thread_context{uint3{t % block.x, (t / block.x) % block.y, t / (block.x * block.y)}, block_idx, block, grid};
+      f.seam = f.ids.as_seen_by_device(seam_engine(), this);
+    }
+  }
+
+  void start(fiber& f) {
+    f.stack = stacks_.take();
+    make_context(f.context, stacks_.bottom(f.stack), stack_pool::stack_size(), &grid_runner::entry);
+  }
+
+  // The running thread is done: its stack is free once the scheduler switched away from it.
+  void finish_current() {
+    fiber& f = fibers_[current_];
+    f.st = fiber_state::done;
+    stacks_.give_back(f.stack);
+  }
+
+  void run_block(dim3 grid, dim3 block, uint3 block_idx, std::size_t threads) {
+    prepare(grid, block, block_idx, threads);
+    races_.begin_block(block_idx, static_cast<unsigned>(threads));
+    trapped_ = false;
+    returned_ = -1;
+    draw_ = schedule_.first_draw(current_block_);
+    schedule_.order_threads(order_.data(), threads_, draw_);
+    pass_at_ = 0;
+    pass_ran_ = false;
+#if CUGUARD_IMPL_DIRECT_THREADS
+    void* first = new_scheduler();
+    cuguard_impl_fiber_switch(&os_sp_, first); // back when the block is done, or stopped
+#else
+    run_passes();
+#endif
+    if (trapped_) throw trapped{};
+    if (error_) std::rethrow_exception(error_);
+  }
+
+  // The block's passes: each runs, in the schedule's order, every thread that is ready, until
+  // one waits or returns; a pass in which none was ready opens the barriers. Its state is the
+  // runner's (pass_at_, pass_ran_, draw_), so that a scheduler on a fresh stack goes on where the
+  // last one left off. Returns when every thread finished, or one trapped or threw.
+  void run_passes() {
+    for (;;) {
+      if (trapped_ || error_) return;
+      if (pass_at_ == threads_) {
+        if (!pass_ran_) {
+          bool released = false;
+          try {
+            released = release_barriers(fibers_.data(), threads_, returned_, problem_, races_);
+          } catch (...) {
+            error_ = std::current_exception();
+            return;
+          }
+          if (!released) return; // every thread finished
+        }
+        pass_ran_ = false;
+        schedule_.order_threads(order_.data(), threads_, draw_);
+        pass_at_ = 0;
+        continue;
+      }
+      const unsigned t = order_[pass_at_++];
+      if (fibers_[t].st != fiber_state::ready) continue;
+      pass_ran_ = true;
+#if CUGUARD_IMPL_DIRECT_THREADS
+      if (fibers_[t].stack < 0) {
+        run_direct(t);
+        continue;
+      }
+#endif
+      resume(t);
+    }
+  }
+
+#if CUGUARD_IMPL_DIRECT_THREADS
+  // A scheduler on a fresh stack (scheduler_stack_): its context, to switch to.
+  void* new_scheduler() {
+    scheduler_stack_ = stacks_.take();
+    return new_context(stacks_.bottom(scheduler_stack_), stack_pool::stack_size(), &grid_runner::scheduler_entry);
+  }
+  static void scheduler_entry();
+
+  // Thread t, not started, as a call on the scheduler's stack.
+  __attribute__((noinline)) void run_direct(unsigned t) {
+    fiber& f = fibers_[t];
+    f.stack = scheduler_stack_;
+    f.on_scheduler_stack = true;
+    enter(t);
+    try {
+      body_(arg_);
+    } catch (...) {
+      error_ = std::current_exception();
+    }
+    returned(t);
+    f.st = fiber_state::done;
+    leave();
+    if (f.on_scheduler_stack) {
+      // As every fiber starts from the default floating-point modes, so does every direct
+      // thread: a thread that changed the rounding or flush-to-zero mode passes it on to none.
+      reset_float_modes();
+    } else {
+      // The scheduler left this stack when t waited, and resumed t since: the stack is free
+      // once this thread switched to the scheduler for the last time.
+      stacks_.give_back(f.stack);
+      void* discard = nullptr;
+      cuguard_impl_fiber_switch(&discard, main_.sp);
+      std::abort(); // unreachable
+    }
+  }
+
+  // The running thread waits and runs on the scheduler's stack: the stack becomes the thread's,
+  // and a scheduler on a fresh stack goes on. Returns when the thread is resumed.
+  __attribute__((noinline)) void leave_scheduler_stack(fiber& f) {
+    f.on_scheduler_stack = false;
+    leave();
+    void* next = new_scheduler();
+    cuguard_impl_fiber_switch(&f.context.sp, next);
+  }
+#endif
+
+  // The running thread t stops running: what it wrote is known (the race detector), and the
+  // scheduler runs outside any thread.
+  inline void leave();
+  // Thread t returned from the kernel: the lowest such thread since the barrier, whatever the schedule.
+  void returned(unsigned t) {
+    if (returned_ < 0 || t < static_cast<unsigned>(returned_)) returned_ = static_cast<int>(t);
+  }
+  inline void enter(unsigned t);
+  /// What device code asks of this engine through the device seam (defined below the class).
+  static inline const platform::emulated_engine* seam_engine() noexcept;
+
+  void wait(fiber_state s) {
+    fiber& f = fibers_[current_];
+    f.st = s;
+#if CUGUARD_IMPL_DIRECT_THREADS
+    if (f.on_scheduler_stack) return leave_scheduler_stack(f);
+#endif
+    switch_to_main(true);
+  }
+
+  void protect_runtime(); // the scheduler's thread_local state is no kernel's shared memory
+
+  void resume(unsigned t); // out of line: swapcontext returns twice, which would clobber the caller's registers
+  void switch_to_main(bool will_resume);
+
+  std::vector<fiber> fibers_;
+  warp_lanes lanes_; ///< the words of warp-wide exchanges
+  std::vector<unsigned> order_; ///< the threads of the block in the order of this pass
+  schedule schedule_{};
+  block_shared shared_; ///< the running block's shared memory
+  stack_pool stacks_;
+  unsigned current_ = 0;
+  bool trapped_ = false;
+  fiber_context main_; ///< the scheduler's context while a fiber runs
+  const void* main_stack_bottom_ = nullptr;
+  std::size_t main_stack_size_ = 0;
+  void* main_fake_stack_ = nullptr;
+  body_fn body_ = nullptr;
+  void* arg_ = nullptr;
+  std::exception_ptr error_;
+  int returned_ = -1; ///< a thread that returned from the kernel since the block's last barrier (-1: none)
+  unsigned threads_ = 0;     ///< threads of the running block
+  unsigned pass_at_ = 0;     ///< the next position of this pass in order_
+  bool pass_ran_ = false;    ///< a thread ran in this pass
+  std::uint64_t draw_ = 0;   ///< the random schedule's state
+  int scheduler_stack_ = -1; ///< the stack the scheduler runs on (direct threads)
+  void* os_sp_ = nullptr;    ///< run_block's stack pointer while the block runs (direct threads)
+  barrier_problem problem_{};
+  race_detector races_;
+  std::uint64_t current_block_ = 0;
+  bool protected_ = false;
+};
+
+/// The runner of the grid this OS thread is running, and the thread it is running.
+inline thread_local grid_runner* current_runner = nullptr;
+inline thread_local const thread_context* current_thread = nullptr;
+
+/// What device code asks of the engine through the device seam (detail/platform/device.hpp).
+struct seam_functions {
+  static void exit_thread(void* runner) { static_cast<grid_runner*>(runner)->exit_thread(); }
+  static void trap(void* runner) { static_cast<grid_runner*>(runner)->trap(); }
+  static bool is_shared(void* runner, const void* p) { return static_cast<grid_runner*>(runner)->is_shared(p); }
+  static void note_shared(void* runner, void* p, std::size_t bytes, int count,
+                          platform::describe_access describe, const void* context) {
+    static_cast<grid_runner*>(runner)->note_shared(p, bytes, count,
+                                                   [&](shared_access& a) { describe(a, context); });
+  }
+};
+inline const platform::emulated_engine* grid_runner::seam_engine() noexcept {
+  static constexpr platform::emulated_engine engine{
+      &seam_functions::exit_thread, &seam_functions::trap, &seam_functions::is_shared, &seam_functions::note_shared};
+  return &engine;
+}
+
+inline void grid_runner::enter(unsigned t) {
+  current_ = t;
+  const thread_context& ids = fibers_[t].ids;
+  current_thread = &ids;
+  platform::running = &fibers_[t].seam;
+  ::threadIdx = ids.thread_idx;
+  ::blockIdx = ids.block_idx;
+  ::blockDim = ids.block_dim;
+  ::gridDim = ids.grid_dim;
+}
+
+inline void grid_runner::leave() {
+  races_.end_segment(current_);
+  current_thread = nullptr;
+  platform::running = nullptr;
+}
+
+#if CUGUARD_IMPL_DIRECT_THREADS
+inline void grid_runner::scheduler_entry() {
+  grid_runner* self = current_runner;
+  self->run_passes();
+  void* discard = nullptr;
+  cuguard_impl_fiber_switch(&discard, self->os_sp_); // the block is done: back to run_block
+  std::abort();                                       // unreachable
+}
+#endif
+
+__attribute__((noinline)) inline void grid_runner::resume(unsigned t) {
+  if (fibers_[t].stack < 0) start(fibers_[t]);
+  enter(t);
+  asan_leaving(&main_fake_stack_, stacks_.bottom(fibers_[t].stack), stack_pool::stack_size());
+  switch_context(main_, fibers_[t].context);
+  asan_arrived(main_fake_stack_, nullptr, nullptr);
+  current_thread = nullptr;
+  platform::running = nullptr;
+}
+
+inline void grid_runner::protect_runtime() {
+  if (protected_) return;
+  protected_ = true;
+  races_.protect(this, sizeof *this);
+  races_.protect(&::threadIdx, sizeof ::threadIdx);
+  races_.protect(&::blockIdx, sizeof ::blockIdx);
+  races_.protect(&::blockDim, sizeof ::blockDim);
+  races_.protect(&::gridDim, sizeof ::gridDim);
+  races_.protect(&current_runner, sizeof current_runner);
+  races_.protect(&current_thread, sizeof current_thread);
+  races_.protect(&platform::running, sizeof platform::running);
+}
+
+inline void grid_runner::switch_to_main(bool will_resume) {
+  races_.end_segment(current_);
+  fiber& f = fibers_[current_];
+  asan_leaving(will_resume ? &f.fake_stack : nullptr, main_stack_bottom_, main_stack_size_);
+  switch_context(f.context, main_);
+  asan_arrived(f.fake_stack, &main_stack_bottom_, &main_stack_size_);
+}
+
+inline void grid_runner::entry() {
+  grid_runner* self = current_runner;
+  asan_arrived(nullptr, &self->main_stack_bottom_, &self->main_stack_size_);
+  try {
+    self->body_(self->arg_);
+  } catch (...) {
+    self->error_ = std::current_exception();
+  }
+  // Returned from the kernel (a thread stopped at a violation ends in exit_thread instead); the
+  // lowest such thread, whatever the schedule.
+  self->returned(self->current_);
+  self->finish_current();
+  self->switch_to_main(false);
+}
+
+} // namespace engine
+} // namespace detail
+CUGUARD_IMPL_END_NAMESPACE
