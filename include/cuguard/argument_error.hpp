@@ -21,7 +21,22 @@ class argument_error : public std::invalid_argument {
  public:
   argument_error(const std::string& message, const cuda::std::source_location& where)
       : std::invalid_argument(message + "\n  at " + where.file_name() + ":" + std::to_string(where.line()) + " in " +
-                              where.function_name()) {}
+                              where.function_name()),
+        where_(where) {}
+
+  /// The caller's position, as the message's last line gives it.
+  const cuda::std::source_location& where() const noexcept { return where_; }
+
+ private:
+  cuda::std::source_location where_;
 };
+
+namespace detail {
+/// A tensor argument `label` cuguard cannot make a view of: argument_error("'label' " + message)
+/// at `where`. The one path of every adapter (DLPack, Torch) for a bad tensor.
+[[noreturn]] inline void bad_tensor(const char* label, const std::string& message, const cuda::std::source_location& where) {
+  throw argument_error(std::string("'") + (label ? label : "") + "' " + message, where);
+}
+} // namespace detail
 
 CUGUARD_IMPL_END_NAMESPACE

@@ -114,8 +114,26 @@ inline const char* dlpack_device_name(int type) {
   }
 }
 
-/// "'x': " and the like: every message starts with the tensor's label.
-inline std::string dlpack_subject(const char* label) { return std::string("'") + (label ? label : "") + "'"; }
+/// Where cuguard knows the memory of a DLPack tensor's view (checks on: tracked allocations, and
+/// the CUDA runtime or the emulated allocator): it must be what the tensor's device says.
+inline void check_dlpack_memory(const DLTensor& t, const char* label, const char* device, memory_space space,
+                                int data_device, const cuda::std::source_location& where) {
+  const auto type = t.device.device_type;
+  const bool agrees = space == memory_space::unknown || space == memory_space::managed ||
+                      (space == memory_space::device && type == kDLCUDA) ||
+                      (space == memory_space::host && type == kDLCPU) ||
+                      (space == memory_space::pinned && (type == kDLCUDAHost || type == kDLCPU));
+  if (!agrees)
+    bad_tensor(label, std::string("says ") + device + " device " + std::to_string(t.device.device_id) + ", but its data is " +
+                   (space == memory_space::device ? "device memory"
+                    : space == memory_space::host ? "pageable host memory"
+                                                  : "pinned host memory"),
+               where);
+  if (t.device.device_type == kDLCUDA && data_device >= 0 && data_device != t.device.device_id)
+    bad_tensor(label, "says kDLCUDA device " + std::to_string(t.device.device_id) + ", but its data is on device " +
+                   std::to_string(data_device),
+               where);
+}
 
 /// Checks what a view cannot check itself (rank, dtype, device type, offset, strides, the
 /// read-only flag) and returns the view; the view's construction then checks the shape (extents
@@ -124,65 +142,47 @@ inline std::string dlpack_subject(const char* label) { return std::string("'") +
 template <class T, std::size_t Rank, class Index>
 checked_view<T, Rank, Index> view_of_dlpack(const DLTensor& t, const char* label, bool read_only,
                                             bool null_strides_allowed, const cuda::std::source_location& where) {
-  const std::string who = dlpack_subject(label);
   if (t.ndim != static_cast<std::int32_t>(Rank))
-    throw argument_error(who + " has " + std::to_string(t.ndim) + " dimensions, expected " + std::to_string(Rank), where);
+    bad_tensor(label, "has " + std::to_string(t.ndim) + " dimensions, expected " + std::to_string(Rank), where);
   using dtype = dlpack_type<T>;
   static_assert(dtype::code >= 0, "make_view(DLTensor): DLPack has no type code for this element type");
   if (t.dtype.code != dtype::code || t.dtype.bits != dtype::bits || t.dtype.lanes != 1)
-    throw argument_error(who + " has dtype " + dlpack_dtype_name(t.dtype.code, t.dtype.bits, t.dtype.lanes) +
-                             ", expected " + dlpack_dtype_name(dtype::code, dtype::bits, 1) + " (a view of " +
-                             type_name<std::remove_cv_t<T>>::value + ")",
-                         where);
+    bad_tensor(label, "has dtype " + dlpack_dtype_name(t.dtype.code, t.dtype.bits, t.dtype.lanes) +
+                   ", expected " + dlpack_dtype_name(dtype::code, dtype::bits, 1) + " (a view of " +
+                   type_name<std::remove_cv_t<T>>::value + ")",
+               where);
   const char* device = dlpack_device_name(static_cast<int>(t.device.device_type));
   if (device == nullptr)
-    throw argument_error(who + " is on DLPack device type " + std::to_string(static_cast<int>(t.device.device_type)) +
-                             ", expected kDLCPU, kDLCUDA, kDLCUDAHost or kDLCUDAManaged",
-                         where);
+    bad_tensor(label, "is on DLPack device type " + std::to_string(static_cast<int>(t.device.device_type)) +
+                   ", expected kDLCPU, kDLCUDA, kDLCUDAHost or kDLCUDAManaged",
+               where);
   if (read_only && !std::is_const<T>::value)
-    throw argument_error(who + " is read-only (DLPACK_FLAG_BITMASK_READ_ONLY): view it as const " +
-                             type_name<std::remove_cv_t<T>>::value,
-                         where);
+    bad_tensor(label, std::string("is read-only (DLPACK_FLAG_BITMASK_READ_ONLY): view it as const ") +
+                   type_name<std::remove_cv_t<T>>::value,
+               where);
   if (t.byte_offset % sizeof(T) != 0)
-    throw argument_error(who + " has byte_offset " + std::to_string(t.byte_offset) +
-                             ", not a multiple of the element size " + std::to_string(sizeof(T)),
-                         where);
-  if (Rank > 0 && t.shape == nullptr) throw argument_error(who + " has no shape (null) for " + std::to_string(Rank) + " dimensions", where);
+    bad_tensor(label, "has byte_offset " + std::to_string(t.byte_offset) +
+                   ", not a multiple of the element size " + std::to_string(sizeof(T)),
+               where);
+  if (Rank > 0 && t.shape == nullptr) bad_tensor(label, "has no shape (null) for " + std::to_string(Rank) + " dimensions", where);
   std::int64_t extents[Rank];
   std::int64_t strides[Rank];
   for (std::size_t r = 0; r < Rank; ++r) extents[r] = t.shape[r];
   if (t.strides == nullptr && !null_strides_allowed)
-    throw argument_error(who + " has null strides, which DLPack 1.2 and later do not allow for ndim != 0", where);
+    bad_tensor(label, "has null strides, which DLPack 1.2 and later do not allow for ndim != 0", where);
   for (std::size_t r = 0; t.strides != nullptr && r < Rank; ++r) {
     strides[r] = t.strides[r];
     if (strides[r] < 0)
-      throw argument_error(who + " has stride " + std::to_string(strides[r]) + " in dim " + std::to_string(r) +
-                               ": negative strides are not supported (make a contiguous copy)",
-                           where);
+      bad_tensor(label, "has stride " + std::to_string(strides[r]) + " in dim " + std::to_string(r) +
+                     ": negative strides are not supported (make a contiguous copy)",
+                 where);
   }
   T* data = t.data == nullptr ? nullptr : reinterpret_cast<T*>(static_cast<char*>(t.data) + t.byte_offset);
   // The view's own checks (violation_error): extents, strides, offsets, null data, allocation.
   // Null strides: the row-major view.
   const checked_view<T, Rank, Index> v = t.strides == nullptr ? checked_view<T, Rank, Index>(data, extents, label, where)
                                                               : checked_view<T, Rank, Index>(data, extents, strides, label, where);
-  // Where cuguard knows the memory (checks on: tracked allocations, and the CUDA runtime or the
-  // emulated allocator), it must be what the device type says.
-  const memory_space space = v.space();
-  const auto type = t.device.device_type;
-  const bool agrees = space == memory_space::unknown || space == memory_space::managed ||
-                      (space == memory_space::device && type == kDLCUDA) ||
-                      (space == memory_space::host && type == kDLCPU) ||
-                      (space == memory_space::pinned && (type == kDLCUDAHost || type == kDLCPU));
-  if (!agrees)
-    throw argument_error(who + " says " + device + " device " + std::to_string(t.device.device_id) + ", but its data is " +
-                             (space == memory_space::device ? "device memory"
-                              : space == memory_space::host ? "pageable host memory"
-                                                            : "pinned host memory"),
-                         where);
-  if (t.device.device_type == kDLCUDA && v.device() >= 0 && v.device() != t.device.device_id)
-    throw argument_error(who + " says kDLCUDA device " + std::to_string(t.device.device_id) + ", but its data is on device " +
-                             std::to_string(v.device()),
-                         where);
+  check_dlpack_memory(t, label, device, v.space(), v.device(), where);
   return v;
 }
 
@@ -216,11 +216,11 @@ template <class T, std::size_t Rank, class Index = std::int64_t>
 checked_view<T, Rank, Index> make_view(const DLManagedTensorVersioned& tensor, const char* label,
                                        cuda::std::source_location where = cuda::std::source_location::current()) {
   if (tensor.version.major != DLPACK_MAJOR_VERSION)
-    throw argument_error(detail::dlpack_subject(label) + " has DLPack version " + std::to_string(tensor.version.major) + "." +
-                             std::to_string(tensor.version.minor) + ", but this dlpack.h is " +
-                             std::to_string(DLPACK_MAJOR_VERSION) + "." + std::to_string(DLPACK_MINOR_VERSION) +
-                             ": another major version has another layout (call only its deleter)",
-                         where);
+    detail::bad_tensor(label, "has DLPack version " + std::to_string(tensor.version.major) + "." +
+                           std::to_string(tensor.version.minor) + ", but this dlpack.h is " +
+                           std::to_string(DLPACK_MAJOR_VERSION) + "." + std::to_string(DLPACK_MINOR_VERSION) +
+                           ": another major version has another layout (call only its deleter)",
+                       where);
   return detail::view_of_dlpack<T, Rank, Index>(
       tensor.dl_tensor, label, (tensor.flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0,
       detail::dlpack_null_strides_allowed(tensor.version.major, tensor.version.minor), where);

@@ -6,7 +6,7 @@ names the user's file, so reports and compiler errors point at it), in which
 
 * ``kernel<<<grid, block[, shared[, stream]]>>>(args)`` becomes a cuguard launch
   (``::cuguard::detail::chevron(kernel, site, grid, block, shared, stream)(args)``; with
-  ``torch=True`` ``::cuguard::torch::detail::chevron``, which launches on PyTorch's current stream
+  ``torch=True`` ``::cuguard::detail::torch_adapter::chevron``, which launches on PyTorch's current stream
   and raises reports as PyTorch errors), its launch site named after the enclosing function even
   inside a lambda (AT_DISPATCH);
 * ``extern __shared__ T name[];`` becomes the block's dynamic shared memory
@@ -165,7 +165,7 @@ class TranslationError(ValueError):
 def _launches(text, masked, path, torch):
     """[(begin, end, replacement)] for every <<<...>>>(...) launch."""
     edits = []
-    chevron = "::cuguard::torch::detail::chevron" if torch else "::cuguard::detail::chevron"
+    chevron = "::cuguard::detail::torch_adapter::chevron" if torch else "::cuguard::detail::chevron"
     pos = 0
     while True:
         at = masked.find("<<<", pos)

@@ -42,7 +42,7 @@ def test_launches_in_comments_and_strings_are_left_alone():
 def test_torch_launches_go_through_cuguard_torch():
     out = emulate.translate("k<<<1, 2>>>(a);", "/src/k.cu", torch=True)
     assert "#include <cuguard/torch.hpp>" in out
-    assert "::cuguard::torch::detail::chevron(k, " in out
+    assert "::cuguard::detail::torch_adapter::chevron(k, " in out
 
 
 def test_extern_shared_becomes_dynamic_shared_memory():

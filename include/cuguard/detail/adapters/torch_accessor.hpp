@@ -29,6 +29,19 @@ struct RestrictPtrTraits {
 #endif
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
+namespace detail {
+namespace torch_adapter {
+/// The index type of the checked view behind an accessor: index_t where it is signed, else int64.
+template <class index_t>
+using view_index_t = std::conditional_t<std::is_signed<index_t>::value, index_t, std::int64_t>;
+template <class T, std::size_t N, class index_t>
+using accessor_view = checked_view<T, N, view_index_t<index_t>>;
+/// ATen's accessor of U converts to cuguard's of T: the same type, or U non-const and T const.
+template <class U, class T>
+inline constexpr bool accessor_converts = std::is_same<U, T>::value || std::is_same<const U, T>::value;
+} // namespace torch_adapter
+} // namespace detail
+
 namespace torch {
 
 using at::DefaultPtrTraits;
@@ -62,16 +75,6 @@ using PackedTensorAccessor32 = GenericPackedTensorAccessor<T, N, PtrTraits, std:
 template <class T, std::size_t N, template <class> class PtrTraits = DefaultPtrTraits>
 using PackedTensorAccessor64 = GenericPackedTensorAccessor<T, N, PtrTraits, std::int64_t>;
 
-namespace detail {
-/// The index type of the checked view behind an accessor: index_t where it is signed, else int64.
-template <class index_t>
-using view_index_t = std::conditional_t<std::is_signed<index_t>::value, index_t, std::int64_t>;
-template <class T, std::size_t N, class index_t>
-using accessor_view = checked_view<T, N, view_index_t<index_t>>;
-/// ATen's accessor of U converts to cuguard's of T: the same type, or U non-const and T const.
-template <class U, class T>
-inline constexpr bool accessor_converts = std::is_same<U, T>::value || std::is_same<const U, T>::value;
-} // namespace detail
 
 #if CUGUARD_IMPL_CHECKS
 
@@ -88,7 +91,7 @@ class TensorAccessor {
   friend class GenericPackedTensorAccessor;
 
   static constexpr std::size_t done = Root - N; // dimensions subscripted so far
-  using view_type = detail::accessor_view<T, Root, index_t>;
+  using view_type = detail::torch_adapter::accessor_view<T, Root, index_t>;
   using first_index = cuguard::detail::first_index;
 
  public:
@@ -211,7 +214,7 @@ class TensorAccessor {
 template <class T, std::size_t N, template <class> class PtrTraits, class index_t>
 class GenericPackedTensorAccessor : public TensorAccessor<T, N, PtrTraits, index_t, N> {
   using base = TensorAccessor<T, N, PtrTraits, index_t, N>;
-  using view_type = detail::accessor_view<T, N, index_t>;
+  using view_type = detail::torch_adapter::accessor_view<T, N, index_t>;
 
  public:
   using PtrType = typename PtrTraits<T>::PtrType;
@@ -222,7 +225,7 @@ class GenericPackedTensorAccessor : public TensorAccessor<T, N, PtrTraits, index
   /// ATen's accessor of the same type (or of non-const U for const T): its data, sizes and
   /// strides, bound to the tracked allocation they lie in where cuguard knows one. It has no
   /// name: cuguard::launch names it "argument <k> of <kernel>".
-  template <class U, std::enable_if_t<detail::accessor_converts<U, T>, int> = 0>
+  template <class U, std::enable_if_t<detail::torch_adapter::accessor_converts<U, T>, int> = 0>
   GenericPackedTensorAccessor(const at::GenericPackedTensorAccessor<U, N, PtrTraits, index_t>& a,
                               cuda::std::source_location where = cuda::std::source_location::current())
       : base(of_aten(a, where)) {}
@@ -310,7 +313,7 @@ class TensorAccessor {
 
 template <class T, std::size_t N, template <class> class PtrTraits, class index_t>
 class GenericPackedTensorAccessor {
-  using view_type = detail::accessor_view<T, N, index_t>;
+  using view_type = detail::torch_adapter::accessor_view<T, N, index_t>;
 
  public:
   using PtrType = typename PtrTraits<T>::PtrType;
@@ -321,7 +324,7 @@ class GenericPackedTensorAccessor {
       strides_[r] = static_cast<index_t>(v.stride(r));
     }
   }
-  template <class U, std::enable_if_t<detail::accessor_converts<U, T>, int> = 0>
+  template <class U, std::enable_if_t<detail::torch_adapter::accessor_converts<U, T>, int> = 0>
   GenericPackedTensorAccessor(const at::GenericPackedTensorAccessor<U, N, PtrTraits, index_t>& a,
                               cuda::std::source_location = cuda::std::source_location::current())
       : data_(const_cast<T*>(a.data())) {
