@@ -7,6 +7,7 @@
 #include <cuguard/detail/fail/fail.hpp>
 #include <cuguard/detail/fail/host_hooks.hpp>
 #include <cuguard/detail/index/index_args.hpp>
+#include <cuguard/detail/platform/device.hpp>
 #include <cuguard/detail/view/lifetime_token.hpp>
 #include <cuguard/detail/view/view_parts.hpp>
 #include <cuguard/vec.hpp>
@@ -144,38 +145,33 @@ class checked_view {
     return true;
   }
 
-#if CUGUARD_IMPL_CHECKS
+  // What a view knows of its memory (with checks off, nothing: the defaults below).
   /// The label given at construction ("" if none). In device code, read it only from views
   /// made in device code: a label given in host code lives in host memory.
-  CUGUARD_HOST_DEVICE constexpr const char* label() const noexcept { return meta_.label ? meta_.label : ""; }
+  CUGUARD_HOST_DEVICE constexpr const char* label() const noexcept { return meta().label ? meta().label : ""; }
   /// The label and whether it lives in host memory (for reports made in device code).
-  CUGUARD_HOST_DEVICE constexpr detail::label_ref label_ref() const noexcept { return {meta_.label, meta_.label_on_host}; }
+  CUGUARD_HOST_DEVICE constexpr detail::label_ref label_ref() const noexcept { return {meta().label, meta().label_on_host}; }
   /// False if the memory cannot be touched where this runs: host memory in device code, device
-  /// memory in host code.
+  /// memory in host code (always true with checks off).
+#if CUGUARD_IMPL_CHECKS
   CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE bool space_ok() const noexcept {
-    return !detail::wrong_space(meta_.space, detail::in_device_code());
+    return !detail::wrong_space(meta_.space, detail::platform::in_kernel());
   }
+#else
+  CUGUARD_HOST_DEVICE constexpr bool space_ok() const noexcept { return true; }
+#endif
   /// Lifetime token of the tracked allocation the view lies in (slot 0: untracked).
-  CUGUARD_HOST_DEVICE constexpr lifetime_token token() const noexcept { return meta_.token; }
-  /// Memory space, as far as known (from the tracked allocation).
-  CUGUARD_HOST_DEVICE constexpr memory_space space() const noexcept { return meta_.space; }
+  CUGUARD_HOST_DEVICE constexpr lifetime_token token() const noexcept { return meta().token; }
+  /// Memory space, as far as known (from the tracked allocation; unknown with checks off).
+  CUGUARD_HOST_DEVICE constexpr memory_space space() const noexcept { return meta().space; }
   /// Device of the memory, -1 if none or unknown.
-  CUGUARD_HOST_DEVICE constexpr int device() const noexcept { return meta_.device; }
+  CUGUARD_HOST_DEVICE constexpr int device() const noexcept { return meta().device; }
   /// The number of the cuguard::launch that passed this view to its kernel (kept by the views
   /// derived from it); 0 for a view that no cuguard::launch passed as an argument itself, such
   /// as one made in device code from shared memory. A report in device code records it next to
   /// the device's last launch number, and check() names the launch the evidence points to
   /// (this one where kernels of several streams may have overlapped and it fits the grid).
-  CUGUARD_HOST_DEVICE constexpr std::uint64_t launch_number() const noexcept { return meta_.launch; }
-#else
-  CUGUARD_HOST_DEVICE constexpr const char* label() const noexcept { return ""; }
-  CUGUARD_HOST_DEVICE constexpr detail::label_ref label_ref() const noexcept { return {}; }
-  CUGUARD_HOST_DEVICE constexpr bool space_ok() const noexcept { return true; }
-  CUGUARD_HOST_DEVICE constexpr lifetime_token token() const noexcept { return {}; }
-  CUGUARD_HOST_DEVICE constexpr memory_space space() const noexcept { return memory_space::unknown; }
-  CUGUARD_HOST_DEVICE constexpr int device() const noexcept { return -1; }
-  CUGUARD_HOST_DEVICE constexpr std::uint64_t launch_number() const noexcept { return 0; }
-#endif
+  CUGUARD_HOST_DEVICE constexpr std::uint64_t launch_number() const noexcept { return meta().launch; }
 
   // ---------------------------------------------------------------------------------------------
   // Element access
@@ -293,20 +289,7 @@ class checked_view {
   /// unchecked builds leave them to the caller.
   template <class Deferred = void>
   CUGUARD_HOST_DEVICE typename detail::mdspan_for<T, Rank, Index, Deferred>::type to_mdspan(
-      location where = location::current()) const {
-    using maker = detail::mdspan_for<T, Rank, Index, Deferred>;
-#if CUGUARD_IMPL_CHECKS
-    if (CUGUARD_IMPL_UNLIKELY(!fits_layout_stride(where))) {
-      const Index zero[Rank] = {};
-      Index one[Rank];
-      for (std::size_t r = 0; r < Rank; ++r) one[r] = 1;
-      return maker::make(data_, zero, one);
-    }
-#else
-    (void)where;
-#endif
-    return maker::make(data_, extents_, strides_);
-  }
+      location where = location::current()) const;
   template <class M, std::enable_if_t<detail::mdspan_traits<M>::template converts_from<T, Rank, Index>, int> = 0>
   CUGUARD_HOST_DEVICE explicit operator M() const {
     return to_mdspan();
@@ -348,13 +331,11 @@ class checked_view {
   template <std::size_t N>
   CUGUARD_HOST_DEVICE checked_view<T, N, Index> emptied() const noexcept;
 
-  CUGUARD_HOST_DEVICE constexpr detail::view_meta meta() const noexcept {
 #if CUGUARD_IMPL_CHECKS
-    return meta_;
+  CUGUARD_HOST_DEVICE constexpr const detail::view_meta& meta() const noexcept { return meta_; }
 #else
-    return {};
+  CUGUARD_HOST_DEVICE constexpr detail::view_meta meta() const noexcept { return {}; }
 #endif
-  }
 
   // A fold, not a loop (see "No loops over the rank" above).
   template <class I, std::size_t... K>
@@ -374,10 +355,7 @@ class checked_view {
 
 #if !CUGUARD_IMPL_CHECKS
   template <class I, std::size_t... K>
-  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE T& at_array(const I (&idx)[Rank], std::index_sequence<K...>) const noexcept {
-    const Index narrow[Rank] = {static_cast<Index>(idx[K])...};
-    return data_[offset(narrow)];
-  }
+  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE T& at_array(const I (&idx)[Rank], std::index_sequence<K...>) const noexcept;
 #endif
 
 #if CUGUARD_IMPL_CHECKS

@@ -44,20 +44,23 @@ static_assert(offsetof(violation, launch) % 8 == 0 && offsetof(launch_record, gr
                   offsetof(launch_record, block) == offsetof(launch_record, grid) + 12,
               "launch_record: grid and block are six numbers in a row, 8-byte aligned");
 
-/// The fields every device record has (device_field_count of them, and write_position's): source
-/// position, the thread, the launch. What is the same in every device record the reader sets
-/// (read_device_record: on_device, count_is_lower_bound).
-inline constexpr int device_field_count = 5;
+/// The fields every device record has (with write_position's), in the order device_field writes
+/// them: the source position, the device's last launch and the view's. What is the same in every
+/// device record the reader sets (read_device_record: on_device, count_is_lower_bound).
+struct device_fields {
+  enum : int { file, function, line, device_launch, view_launch, count };
+};
+inline constexpr int device_field_count = device_fields::count;
 
 /// Field k of the fields every device record has (but those of write_position).
 CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE field_write device_field(const record& r, int k, const device_state& state,
                                                                       const cuda::std::source_location& where,
                                                                       std::uint64_t launch) {
   switch (k) {
-  case 0: return put(r, r.p.file, address_of(where.file_name()));
-  case 1: return put(r, r.p.function, address_of(where.function_name()));
-  case 2: return put(r, r.v.line, where.line());
-  case 3: return put(r, r.v.launch.id, state.launch_id != nullptr ? *state.launch_id : 0); // the device's last launch
+  case device_fields::file: return put(r, r.p.file, address_of(where.file_name()));
+  case device_fields::function: return put(r, r.p.function, address_of(where.function_name()));
+  case device_fields::line: return put(r, r.v.line, where.line());
+  case device_fields::device_launch: return put(r, r.v.launch.id, state.launch_id != nullptr ? *state.launch_id : 0);
   default: return put(r, r.p.view_launch, launch); // check() decides between the two (resolve_launch)
   }
 }

@@ -28,9 +28,6 @@
 CUGUARD_IMPL_BEGIN_NAMESPACE
 namespace detail {
 
-/// True in code that runs as part of a kernel: the device pass of nvcc, or an emulated kernel.
-CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE bool in_device_code() noexcept { return platform::in_kernel(); }
-
 #if CUGUARD_IMPL_DEVICE_CONTINUE
 /// Storage that a recorded-and-continued access is redirected to.
 template <class T>
@@ -198,7 +195,10 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE field_write put_index(const record&
 /// Indices that carry an origin (checked_index), and the fields of one origin in a record.
 template <class I>
 inline constexpr bool carries_origin = std::is_same<I, first_checked_index>::value || is_checked_index<I>::value;
-inline constexpr int origin_field_count = 4 + violation::max_rank;
+struct origin_fields {
+  enum : int { kind, rank, label_text, label_on_host, position, count = position + violation::max_rank };
+};
+inline constexpr int origin_field_count = origin_fields::count;
 
 /// Field k of the origins of the indices `i, more...` (the first at position `at`): only those of
 /// indices that carry one.
@@ -210,12 +210,13 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE field_write origin_field(const reco
       const origin_info o = origin_of(i);
       const origin_info& dst = r.p.origins[at];
       switch (k) {
-      case 0: return put(r, dst.kind, o.kind);
-      case 1: return put(r, dst.rank, o.rank);
-      case 2: return put(r, dst.label.text, o.label.text);
-      case 3: return put(r, dst.label.on_host, o.label.on_host);
+      case origin_fields::kind: return put(r, dst.kind, o.kind);
+      case origin_fields::rank: return put(r, dst.rank, o.rank);
+      case origin_fields::label_text: return put(r, dst.label.text, o.label.text);
+      case origin_fields::label_on_host: return put(r, dst.label.on_host, o.label.on_host);
       default:
-        return put_nth<violation::max_rank>(r, dst.position, k - 4, [&](auto n) { return o.position[n]; });
+        return put_nth<violation::max_rank>(r, dst.position, k - origin_fields::position,
+                                            [&](auto n) { return o.position[n]; });
       }
     }
     k -= origin_field_count;
@@ -227,6 +228,12 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE field_write origin_field(const reco
   }
 }
 
+/// The fields of an element access's record after the view's (fail_access), one each; then the
+/// indices, then the origins of those that carry one.
+struct access_fields {
+  enum : int { op, width, access, data, token, indices };
+};
+
 /// The cold side of operator(), operator[], load and store: records the access; which check
 /// failed is worked out from it when the record is completed (classify_access), so that device
 /// code does not evaluate the check's parts again. `width` is 0 for a
@@ -237,22 +244,21 @@ CUGUARD_IMPL_FAIL_NORETURN CUGUARD_IMPL_COLD CUGUARD_HOST_DEVICE typename View::
     View view, operation op, int width, First i0, Rest... rest) {
   constexpr int indices = 1 + static_cast<int>(sizeof...(Rest));
   constexpr int origins = (static_cast<int>(carries_origin<First>) + ... + static_cast<int>(carries_origin<Rest>));
-  constexpr int access_fields = 5;
   report(
       view_then(view, [&](const record& r, int k) {
         switch (k) {
-        case 0: return put(r, r.v.op, op);
-        case 1: return put(r, r.v.width, width);
-        case 2: return put(r, r.p.access, true);
-        case 3: return put(r, r.p.data, address_of(view.data()));
-        case 4: return put(r, r.p.token, view.token());
+        case access_fields::op: return put(r, r.v.op, op);
+        case access_fields::width: return put(r, r.v.width, width);
+        case access_fields::access: return put(r, r.p.access, true);
+        case access_fields::data: return put(r, r.p.data, address_of(view.data()));
+        case access_fields::token: return put(r, r.p.token, view.token());
         default: break;
         }
-        k -= access_fields;
+        k -= access_fields::indices;
         if (k < indices) return put_index(r, k, i0, rest...);
         return origin_field(r, 0, k - indices, i0, rest...);
       }),
-      view_field_count<View> + access_fields + indices + origins * origin_field_count, i0.where, view.launch_number(),
+      view_field_count<View> + access_fields::indices + indices + origins * origin_field_count, i0.where, view.launch_number(),
       [&] {
         const std::int64_t idx[] = {i0.value, index_value(rest)...};
         origin_info from[static_cast<std::size_t>(indices)];
@@ -276,6 +282,11 @@ CUGUARD_IMPL_FAIL_NORETURN CUGUARD_IMPL_COLD CUGUARD_HOST_DEVICE typename View::
 #endif
 }
 
+/// The fields of expect_finite's record after the view's (fail_finite); then the indices.
+struct finite_fields {
+  enum : int { kind_op, value, indices };
+};
+
 /// The cold side of expect_finite.
 template <class View, class... Rest>
 CUGUARD_IMPL_FAIL_NORETURN CUGUARD_IMPL_COLD CUGUARD_HOST_DEVICE void fail_finite(View view, double value,
@@ -287,23 +298,30 @@ CUGUARD_IMPL_FAIL_NORETURN CUGUARD_IMPL_COLD CUGUARD_HOST_DEVICE void fail_finit
 #else
   std::memcpy(&bits, &value, sizeof value);
 #endif
+  constexpr int indices = 1 + static_cast<int>(sizeof...(Rest));
   report(
       view_then(view,
                 [&](const record& r, int k) {
                   switch (k) {
-                  case 0:
+                  case finite_fields::kind_op:
                     return put_bytes<2>(r, r.v.kind,
                                         static_cast<std::uint64_t>(violation_kind::non_finite) |
                                             static_cast<std::uint64_t>(operation::expect_finite) << 8);
-                  case 1: return put(r, r.v.value, bits);
-                  default: return put_index(r, k - 2, i0, rest...);
+                  case finite_fields::value: return put(r, r.v.value, bits);
+                  default: return put_index(r, k - finite_fields::indices, i0, rest...);
                   }
                 }),
-      view_field_count<View> + 2 + 1 + static_cast<int>(sizeof...(Rest)), i0.where, view.launch_number(), [&] {
+      view_field_count<View> + finite_fields::indices + indices, i0.where, view.launch_number(), [&] {
         const std::int64_t idx[] = {i0.value, index_value(rest)...};
-        host_fail_finite(facts_of(view), bits, idx, 1 + static_cast<int>(sizeof...(Rest)), i0.where);
+        host_fail_finite(facts_of(view), bits, idx, indices, i0.where);
       });
 }
+
+/// The fields of a view operation's record after the view's (fail_view); the expected shape's
+/// extents last.
+struct view_check_fields {
+  enum : int { kind_op, dim, value, value_end, limit, figure, expected_rank, expected, count = expected + violation::max_rank };
+};
 
 /// The cold side of the checks of view operations (construction, slice, select, permute,
 /// reshape, expect_contiguous, expect_shape).
@@ -313,21 +331,21 @@ CUGUARD_IMPL_FAIL_NORETURN CUGUARD_IMPL_COLD CUGUARD_HOST_DEVICE void fail_view(
   report(
       view_then(view, [&](const record& r, int k) {
         switch (k) {
-        case 0:
+        case view_check_fields::kind_op:
           return put_bytes<2>(r, r.v.kind,
                               static_cast<std::uint64_t>(kind) | static_cast<std::uint64_t>(op) << 8);
-        case 1: return put(r, r.v.dim, dim);
-        case 2: return put(r, r.v.value, n.value);
-        case 3: return put(r, r.v.value_end, n.value_end);
-        case 4: return put(r, r.v.limit, n.limit);
-        case 5: return put(r, r.v.figure, n.figure);
-        case 6: return put(r, r.v.expected_rank, expected.n);
+        case view_check_fields::dim: return put(r, r.v.dim, dim);
+        case view_check_fields::value: return put(r, r.v.value, n.value);
+        case view_check_fields::value_end: return put(r, r.v.value_end, n.value_end);
+        case view_check_fields::limit: return put(r, r.v.limit, n.limit);
+        case view_check_fields::figure: return put(r, r.v.figure, n.figure);
+        case view_check_fields::expected_rank: return put(r, r.v.expected_rank, expected.n);
         default:
-          return put_nth<violation::max_rank>(r, r.v.expected, k - 7,
+          return put_nth<violation::max_rank>(r, r.v.expected, k - view_check_fields::expected,
                                               [&](auto i) { return static_cast<int>(i) < expected.n ? expected.v[i] : 0; });
         }
       }),
-      view_field_count<View> + 7 + violation::max_rank, where, view.launch_number(),
+      view_field_count<View> + view_check_fields::count, where, view.launch_number(),
       [&] { host_fail_view(facts_of(view), kind, op, dim, n, expected, where); });
 }
 
@@ -349,6 +367,11 @@ CUGUARD_IMPL_NOINLINE void fail_allocation(View view, const allocation_span& fou
 }
 
 #if CUGUARD_IMPL_CHECKS
+/// The fields of bounded()'s record (fail_bounded).
+struct bounded_fields {
+  enum : int { kind, op, dim, device, value, limit, value_unsigned, limit_unsigned, count };
+};
+
 /// The cold side of bounded() (a template, as every cold path is, so that a translation unit
 /// that never instantiates a check never instantiates the device state).
 template <class Int>
@@ -357,17 +380,17 @@ CUGUARD_IMPL_FAIL_NORETURN CUGUARD_IMPL_COLD CUGUARD_HOST_DEVICE void fail_bound
   report(
       [&](const record& r, int k) {
         switch (k) {
-        case 0: return put(r, r.v.kind, violation_kind::out_of_bounds);
-        case 1: return put(r, r.v.op, operation::bounded);
-        case 2: return put(r, r.v.dim, -1);
-        case 3: return put(r, r.v.device, -1);
-        case 4: return put(r, r.v.value, value);
-        case 5: return put(r, r.v.limit, bound);
-        case 6: return put(r, r.v.value_unsigned, value_unsigned);
+        case bounded_fields::kind: return put(r, r.v.kind, violation_kind::out_of_bounds);
+        case bounded_fields::op: return put(r, r.v.op, operation::bounded);
+        case bounded_fields::dim: return put(r, r.v.dim, -1);
+        case bounded_fields::device: return put(r, r.v.device, -1);
+        case bounded_fields::value: return put(r, r.v.value, value);
+        case bounded_fields::limit: return put(r, r.v.limit, bound);
+        case bounded_fields::value_unsigned: return put(r, r.v.value_unsigned, value_unsigned);
         default: return put(r, r.v.limit_unsigned, bound_unsigned);
         }
       },
-      8, where);
+      bounded_fields::count, where);
 }
 #endif
 

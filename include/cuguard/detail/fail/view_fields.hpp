@@ -38,10 +38,15 @@ CUGUARD_HOST_DEVICE inline void fill_type(char (&dst)[32]) noexcept {
   copy_type(dst, std::is_const<T>::value, type_name<std::remove_cv_t<T>>::value);
 }
 
-/// The fields of a view in a record (view_field_count<View> of them): label, flags and element
-/// size (view_flags), type, rank, memory space and device, shape and strides of `view`.
+/// The fields of a view in a record, in the order view_field writes them: label, flags and
+/// element size (view_flags), type, rank (and dim), memory space and device, then the extents and
+/// the strides, one field each.
+struct view_fields {
+  enum : int { label, flags, type, rank_dim, space_device, extents };
+};
+/// How many fields view_field writes for `View`.
 template <class View>
-inline constexpr int view_field_count = 5 + 2 * static_cast<int>(View::rank());
+inline constexpr int view_field_count = view_fields::extents + 2 * static_cast<int>(View::rank());
 
 static_assert(offsetof(violation, rank) % 8 == 0 && offsetof(violation, dim) == offsetof(violation, rank) + 4,
               "violation: rank and dim are two numbers in a row, 8-byte aligned (one step writes both)");
@@ -75,19 +80,20 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE field_write view_field(const record
   using element = typename View::element_type;
   constexpr std::size_t rank = View::rank();
   switch (k) {
-  case 0: return put(r, r.p.label, address_of(view.label_ref().text));
-  case 1:
+  case view_fields::label: return put(r, r.p.label, address_of(view.label_ref().text));
+  case view_fields::flags:
     return put_bytes<8>(r, r.p.label_on_host, view_flags(view.label_ref().on_host, std::is_const<element>::value,
                                                          static_cast<std::uint32_t>(sizeof(element))));
-  case 2: return put(r, r.p.type, address_of(type_name<std::remove_cv_t<element>>::value));
-  case 3: return put_pair(r, r.v.rank, static_cast<unsigned>(rank), static_cast<unsigned>(-1)); // dim -1: none yet
-  case 4:
+  case view_fields::type: return put(r, r.p.type, address_of(type_name<std::remove_cv_t<element>>::value));
+  case view_fields::rank_dim:
+    return put_pair(r, r.v.rank, static_cast<unsigned>(rank), static_cast<unsigned>(-1)); // dim -1: none yet
+  case view_fields::space_device:
     return put_bytes<8>(r, r.v.space,
                         static_cast<std::uint64_t>(view.space()) |
                             static_cast<std::uint64_t>(static_cast<std::uint32_t>(view.device())) << 32);
   default: break;
   }
-  k -= 5;
+  k -= view_fields::extents;
   if (k < static_cast<int>(rank)) return put_nth<rank>(r, r.v.extent, k, [&](auto i) { return view.extent(i); });
   return put_nth<rank>(r, r.v.stride, k - static_cast<int>(rank), [&](auto i) { return view.stride(i); });
 }

@@ -137,6 +137,14 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE auto checked_view<T, Rank, Index>::
 }
 
 template <class T, std::size_t Rank, class Index>
+template <class I, std::size_t... K>
+CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE auto checked_view<T, Rank, Index>::at_array(
+    const I (&idx)[Rank], std::index_sequence<K...>) const noexcept -> T& {
+  const Index narrow[Rank] = {static_cast<Index>(idx[K])...};
+  return data_[offset(narrow)];
+}
+
+template <class T, std::size_t Rank, class Index>
 template <class I>
 CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE auto checked_view<T, Rank, Index>::at(const I (&idx)[Rank],
                                                                                   location) const noexcept -> T& {

@@ -90,7 +90,7 @@ CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::init(
   if (count == 0) return;
   if (!check_reach(where, largest, count)) return make_empty();
 #if !CUGUARD_IMPL_DEVICE_PASS
-  if (!detail::in_device_code()) bind_allocation(where, largest); // not an emulated kernel's tile
+  if (!detail::platform::in_kernel()) bind_allocation(where, largest); // not an emulated kernel's tile
 #  if CUGUARD_IMPL_EMULATION
   // A view made in an emulated kernel over the block's shared memory: its accesses go to the
   // race detector.

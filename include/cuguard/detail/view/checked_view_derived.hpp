@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // checked_view's derived views, defined: slice, select, permute, transpose, reshape, relabel,
-// with_launch_number.
+// with_launch_number, to_mdspan.
 // Each checks its arguments first; in device code a failed check stops the thread or traps, or,
 // under CUGUARD_ON_DEVICE_VIOLATION_CONTINUE, returns an emptied view.
 #pragma once
@@ -235,6 +235,24 @@ CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::with_launch_number(std::u
   (void)launch;
 #endif
   return out;
+}
+
+template <class T, std::size_t Rank, class Index>
+template <class Deferred>
+CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::to_mdspan(location where) const ->
+    typename detail::mdspan_for<T, Rank, Index, Deferred>::type {
+  using maker = detail::mdspan_for<T, Rank, Index, Deferred>;
+#if CUGUARD_IMPL_CHECKS
+  if (CUGUARD_IMPL_UNLIKELY(!fits_layout_stride(where))) {
+    const Index zero[Rank] = {};
+    Index one[Rank];
+    for (std::size_t r = 0; r < Rank; ++r) one[r] = 1;
+    return maker::make(data_, zero, one);
+  }
+#else
+  (void)where;
+#endif
+  return maker::make(data_, extents_, strides_);
 }
 
 template <class T, std::size_t Rank, class Index>
