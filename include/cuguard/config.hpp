@@ -2,7 +2,7 @@
 // The only header that reads user macros: check mode, host violation policy, annotations, ABI namespace.
 #pragma once
 
-#include <cuguard/version.hpp>
+#include <cuguard/version.hpp> // IWYU pragma: export (the version macros come with the configuration)
 
 // ---------------------------------------------------------------------------------------------
 // CUGUARD_ENABLE_CHECKS: 1 turns every check on, 0 or undefined turns them off. Never derived

@@ -4,7 +4,6 @@
 
 #include <cuguard/checked_view.hpp>
 #include <cuguard/config.hpp>
-#include <cuguard/report.hpp>
 
 #include <cstdint>
 #include <ostream>

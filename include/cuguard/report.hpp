@@ -6,7 +6,7 @@
 #include <cuguard/config.hpp>
 #include <cuguard/detail/report/report_text.hpp>
 #include <cuguard/violation.hpp>
-#include <cuguard/violation_error.hpp>
+#include <cuguard/violation_error.hpp> // IWYU pragma: export (this header gives violation_error too)
 
 #include <string>
 

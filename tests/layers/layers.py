@@ -17,6 +17,8 @@ translation unit of views reaches the emulated thread through the device seam
 The layer rules, by path: every header belongs to a layer (a folder of detail/, or the table
 PUBLIC_LAYERS for the public headers), and includes headers of its own layer and of layers below
 it only (LAYERS, bottom to top); no header includes itself through others (no include circle).
+The house rules (house.py): no header or kernel file over 450 lines, no function of 60 lines or
+more, and every cuguard include of a header used.
 
   layers.py --root <source tree> --nvcc <nvcc or ''> --arch 90 --cccl <folder of cuda/std> [--cuda <include>]
 """
@@ -27,6 +29,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import house  # noqa: E402 (the house rules: lines a file, lines a function, each include used)
+
 # Headers that only the runtime may bring in: (what, pattern on the line markers' paths).
 FORBIDDEN_HEADERS = [
     ("<map>", r"/(map|bits/stl_map\.h)$"),
@@ -34,7 +39,7 @@ FORBIDDEN_HEADERS = [
     ("<mutex>", r"/(mutex|bits/std_mutex\.h)$"),
     ("<thread>", r"/(thread|bits/std_thread\.h)$"),
     ("iostreams", r"/(iostream|ostream|istream|sstream)$"),
-    ("the fiber scheduler", r"/cuguard/detail/emulation/fibers\.hpp$"),
+    ("the fiber scheduler", r"/cuguard/detail/emulation/(grid_runner|fiber_context|stack_pool)\.hpp$"),
     ("<ucontext.h>", r"/ucontext\.h$"),
     ("<sys/mman.h>", r"/sys/mman\.h$"),
     ("<link.h>", r"/link\.h$"),
@@ -238,6 +243,7 @@ def main():
     include = os.path.join(args.root, "include")
     source = os.path.join(args.root, "tests", "layers", "view_alone.cpp")
     check_layer_rules(include)
+    house.check(args.root, failures)
     with tempfile.TemporaryDirectory() as tmp:
         for checks in (1, 0):
             emulated = ["-std=c++17", "-I", include, "-I", args.cccl, *(["-I", args.cuda] if args.cuda else []),

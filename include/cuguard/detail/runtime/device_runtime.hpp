@@ -5,7 +5,6 @@
 
 #include <cuguard/config.hpp>
 #include <cuguard/detail/platform/environment.hpp>
-#include <cuguard/cuda_error.hpp>
 #include <cuguard/detail/runtime/backend.hpp>
 #include <cuguard/detail/record/channel.hpp>
 #include <cuguard/detail/record/device_state.hpp>
