@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Five small kernels as users write them, compiled by bench/compile_time.py: on raw pointers
+// Five small kernels as users write them, compiled by bench/compile/compile_time.py: on raw pointers
 // (CUGUARD_BENCH_RAW), or on checked views with the headers they need (views and launch), or
 // with <cuguard/cuguard.hpp> (CUGUARD_BENCH_ENTRY_HEADER).
 #include <cstdint>

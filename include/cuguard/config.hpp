@@ -140,7 +140,7 @@
 
 // The cold side of a check (detail::fail_access and friends): inlined into device code that stops
 // the thread or continues, where its few stores cost fewer registers than a call (an out-of-line
-// cold path, with the view by value or by reference, took more: bench/user_kernels.py); out of
+// cold path, with the view by value or by reference, took more: bench/static/user_kernels.py); out of
 // line everywhere else.
 #if CUGUARD_IMPL_DEVICE_PASS && !CUGUARD_IMPL_DEVICE_TRAP
 #  define CUGUARD_IMPL_COLD CUGUARD_IMPL_FORCEINLINE

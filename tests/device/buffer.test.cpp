@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // device_buffer at its edges: sizes whose bytes overflow, allocations that fail, labels the
 // caller frees, copies of the wrong size.
-#include "support.hpp"
+#include "device_support.hpp"
 
 #include <cuguard/cuguard.hpp>
 #include <doctest/doctest.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Every violation kind found in device code goes through the report channel with the kernel's line.
-#include "support.hpp"
+#include "device_support.hpp"
 
 #include <cuguard/cuguard.hpp>
 #include <doctest/doctest.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Violations inside native kernels: the record, the count, the policies, the program going on.
-#include "support.hpp"
+#include "device_support.hpp"
 
 #include <cuguard/cuguard.hpp>
 #include <cuguard/detail/runtime/launch_attribution.hpp>

@@ -2,7 +2,7 @@
 // The CUDA runtime API that host code calls: under emulation, cuguard's (emulated_runtime.hpp);
 // in the GPU suites, libcudart itself, so that the two are held to the same answers. What only
 // emulation promises (errors where CUDA's are undefined) is marked so.
-#include "support.hpp"
+#include "device_support.hpp"
 
 #include <cuguard/cuguard.hpp>
 #include <doctest/doctest.h>

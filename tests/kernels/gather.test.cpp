@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The gather family against its double-precision references, its planted bugs, its argument errors.
-#include "support.hpp"
+#include "kernel_support.hpp"
 
 #include <cuguard/cuguard.hpp>
 #include <cuguard/kernels/gather.hpp>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The LSTM against its double-precision reference, its planted bugs and its argument errors.
-#include "support.hpp"
+#include "kernel_support.hpp"
 
 #include <cuguard/cuguard.hpp>
 #include <cuguard/kernels/lstm.hpp>

@@ -12,7 +12,7 @@ PTX) and:
     be identical, with no exception;
   * measures registers, stack and PTX instructions with checks on, and checks them against the
     budgets in budgets.json (a change that bloats the checks fails);
-  * --table FILE writes the measurements as a Markdown table (bench/static-costs.md).
+  * --table FILE writes the measurements as a Markdown table (bench/results/static-costs.md).
 Exit status 0 when every check holds.
 
 cuobjdump is looked for with --cuobjdump (or CUGUARD_CUOBJDUMP in the environment), on PATH,
@@ -448,7 +448,7 @@ def main():
     if args.table:
         pathlib.Path(args.table).write_text(
             "# Static costs of the kernels (no GPU needed)\n\n"
-            "Written by `tests/static/ptx_static.py --table bench/static-costs.md`; CI checks the identity and the\n"
+            "Written by `tests/static/ptx_static.py --table bench/results/static-costs.md`; CI checks the identity and the\n"
             "budgets (tests/static/budgets.json) on every run. Registers and stack from `ptxas -v`, instructions\n"
             f"counted in the PTX; sm_{args.arch}, {subprocess.run([args.nvcc, '--version'], capture_output=True, text=True).stdout.strip().splitlines()[-1]}.\n\n"
             "With checks off, a kernel is its raw-pointer twin (tests/static/twins.cuh): the same SASS, and the\n"

@@ -6,7 +6,7 @@
 #include <cuguard/torch.hpp>
 #include <doctest/doctest.h>
 
-#include "support.hpp"
+#include "torch_support.hpp"
 
 #include <cstdint>
 #include <string>

@@ -68,7 +68,7 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE field_write device_field(const reco
 /// Writes where the calling thread runs into `r`: blockIdx and threadIdx (violation::block and
 /// thread), gridDim and blockDim (launch_record::grid and block), six 32-bit numbers in a row each.
 /// In device code one asm statement for every check (the optimizer has none of it to work on:
-/// cicc 6% and ptxas 8% fewer instructions than six steps of write_fields, bench/compile-time.md).
+/// cicc 6% and ptxas 8% fewer instructions than six steps of write_fields, bench/results/compile-time.md).
 /// A statement the compiler does not move: it would otherwise read the thread's position at the
 /// start of the kernel and hold it in registers through every loop, for the cold path alone.
 CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void write_position(record& r) {

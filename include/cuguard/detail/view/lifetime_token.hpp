@@ -48,7 +48,7 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE bool alive(const Token& t) noexcept
   // not be. No branch: without a table, or for slot 0 ("not tracked"), nothing is loaded and the
   // answer is 1; where the slot is known to be 0 (views made in the kernel) ptxas folds it all.
   // (A branch on the table, or a compare outside the asm, was remade at every access of a
-  // large loop: bench/user_kernels.py.)
+  // large loop: bench/static/user_kernels.py.)
   const std::uint32_t* generations = current_device_state<Token>().generations;
   std::uint32_t ok;
   asm("{\n\t.reg .pred p, q;\n\t.reg .b32 g;\n\tsetp.ne.u64 p, %1, 0;\n\tmov.u32 g, %3;\n\t"

@@ -5,7 +5,7 @@
 machine vary by 20% to 50% from hour to hour. A benchmark, not a test: it asserts nothing, and
 takes a few minutes (valgrind runs a program 50 to 100 times slower).
 
-  bench/compile_instructions.py [--root DIR] [--source FILE] [--checks 1] [--arch 90] [--jobs 2]
+  bench/compile/compile_instructions.py [--root DIR] [--source FILE] [--checks 1] [--arch 90] [--jobs 2]
 
 --root: the checkout whose include/ is compiled (default: this one), so that two trees can be
 compared with one script; --source: the file (default: bench/compile/kernels.cu of --root).
@@ -20,7 +20,7 @@ import subprocess
 import sys
 import tempfile
 
-HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 # nvcc's phases as -dryrun prints them, by the program that runs them.
 PHASES = [("gcc -E", r"^gcc .* -E "), ("cudafe++", r"^cudafe\+\+ "), ("cicc", r"cicc\" "), ("ptxas", r"^ptxas "),

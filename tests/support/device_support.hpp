@@ -2,7 +2,7 @@
 // Helpers of the device suites (shared with the host suites' helpers).
 #pragma once
 
-#include "../host/support.hpp"
+#include "support.hpp"
 
 #include <cuguard/cuguard.hpp>
 

@@ -3,7 +3,7 @@
 // (a template kernel, a kernel of an anonymous namespace, a launch inside a lambda, dynamic shared
 // memory and a stream), extern __shared__ arrays in a kernel and at namespace scope, and reports
 // that name this file, its lines and the function that launched.
-#include "support.hpp"
+#include "device_support.hpp"
 
 #include <cuguard/cuguard.hpp>
 #include <doctest/doctest.h>
@@ -77,10 +77,10 @@ TEST_CASE("a <<<>>> launch in a lambda reports this file's line and the function
   const auto c = device_test_support::checked();
   REQUIRE(c.thrown);
   CHECK(c.report.kind == cuguard::violation_kind::out_of_bounds);
-  CHECK(std::string(c.report.file).find("tests/device/chevron.cu") != std::string::npos);
+  CHECK(std::string(c.report.file).find("tests/emulation/chevron.cu") != std::string::npos);
   CHECK(std::string(c.report.launch.kernel) == "(anonymous namespace)::scale");
   CHECK(c.report.launch.site.line == static_cast<unsigned>(launch_line));
   CHECK(std::string(c.report.launch.site.function) == "{anonymous}::scale_in_a_lambda");
-  CHECK(c.what.find("tests/device/chevron.cu:" + std::to_string(launch_line) + " in {anonymous}::scale_in_a_lambda") !=
+  CHECK(c.what.find("tests/emulation/chevron.cu:" + std::to_string(launch_line) + " in {anonymous}::scale_in_a_lambda") !=
         std::string::npos);
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""What users would otherwise run, on the shapes of bench/kernels.bench.cpp's largest GPU sizes:
+"""What users would otherwise run, on the shapes of bench/runtime/kernels.bench.cpp's largest GPU sizes:
 torch.index_select and torch.nn.LSTM (cuDNN), timed with CUDA events. Writes JSON {name: seconds}.
 Needs PyTorch with CUDA; prints why and writes nothing otherwise."""
 import json

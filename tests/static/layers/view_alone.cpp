@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// A program of views alone: <cuguard/checked_view.hpp> and nothing of the runtime. tests/layers/
+// A program of views alone: <cuguard/checked_view.hpp> and nothing of the runtime. tests/static/layers/
 // layers.py builds it (g++ and nvcc, checks on and off), runs it and checks what it parsed and
 // linked.
 #include <cuguard/checked_view.hpp>

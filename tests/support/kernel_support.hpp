@@ -3,7 +3,7 @@
 // and the source line a kernel's report must name.
 #pragma once
 
-#include "../device/support.hpp"
+#include "device_support.hpp"
 
 #include <cuguard/cuguard.hpp>
 #include <cuguard/kernels/reference.hpp>

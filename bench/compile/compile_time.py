@@ -6,7 +6,7 @@ and with <cuguard/cuguard.hpp>, checks off and on. The builds alternate round af
 that a slow moment of the machine falls on all of them; the median of each is compared with the
 raw build. A benchmark, not a test: it asserts nothing.
 
-  bench/compile_time.py [--rounds 7] [--arch 90] [--nvcc nvcc] [--markdown FILE]
+  bench/compile/compile_time.py [--rounds 7] [--arch 90] [--nvcc nvcc] [--markdown FILE]
 """
 import argparse
 import os
@@ -17,7 +17,7 @@ import sys
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SOURCE = os.path.join(ROOT, "bench", "compile", "kernels.cu")
 BUILDS = {
     "raw pointers": ["-DCUGUARD_BENCH_RAW"],

@@ -3,7 +3,7 @@
 // the block reaches (a thread returned first, or waits at another __syncthreads()) is reported
 // as divergent_barrier, and the block goes on instead of hanging. Emulation only: on a GPU these
 // kernels are undefined behaviour.
-#include "support.hpp"
+#include "device_support.hpp"
 
 #include <cuguard/cuguard.hpp>
 #include <doctest/doctest.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Kernels as a CUDA user writes them, each written four ways, for the static costs of checks on
-// code nobody tuned (bench/user_kernels.py):
+// code nobody tuned (bench/static/user_kernels.py):
 //   raw::     a strided accessor over a plain pointer, as PyTorch's packed_accessor64 is;
 //   hand::    the same with the check a careful user writes by hand: compare, record the first
 //             failure with an atomic, return;

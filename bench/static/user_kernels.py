@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""Static costs of checks on kernels as users write them (bench/user_kernels/kernels.cu), without a
+"""Static costs of checks on kernels as users write them (bench/static/user_kernels.cu), without a
 GPU: registers, instructions in the kernel, and instructions per iteration of its innermost loop,
 for raw accessors, a hand-written check, cuguard with checks off and on, and cuda::std::mdspan with
 CCCL's device assertions.
@@ -20,7 +20,7 @@ stores, over the markers of one iteration).
 Checks: with checks off every cuguard kernel has the SASS of its raw twin, and no kernel spills.
 --goals also checks issue 13's goals for checks on (at most raw + 8 registers; innermost loop at
 most 1.25x the hand check's instructions) and fails where they are not met.
---table FILE writes the Markdown table (bench/user-kernels.md); --expect FILE fails unless the
+--table FILE writes the Markdown table (bench/results/user-kernels.md); --expect FILE fails unless the
 measured tables are the ones FILE holds (CI: the committed table cannot drift).
 """
 import argparse
@@ -34,7 +34,7 @@ import sys
 import tempfile
 
 HERE = pathlib.Path(__file__).resolve().parent
-ROOT = HERE.parent
+ROOT = HERE.parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "static"))
 import ptx_static  # noqa: E402  (find_cuobjdump, find_ptxas, registers_needed, resources, sass_listing)
 
@@ -58,7 +58,7 @@ def compile_cubin(nvcc, arch, checks, work):
     cubin, ptx = work / f"{name}.cubin", work / f"{name}.ptx"
     flags = ["-DUSER_KERNELS_MDSPAN", "-DCCCL_ENABLE_DEVICE_ASSERTIONS"] if checks is None else [f"-DCUGUARD_ENABLE_CHECKS={checks}"]
     common = [nvcc, "-std=c++17", f"-arch=sm_{arch}", "-I", str(ROOT / "include"), *flags]
-    source = str(HERE / "user_kernels" / "kernels.cu")
+    source = str(HERE / "user_kernels.cu")
     run = subprocess.run([*common, "-cubin", "-Xptxas", "-v", source, "-o", str(cubin)], capture_output=True, text=True)
     if run.returncode != 0:
         sys.exit(f"nvcc failed ({name}):\n{run.stderr}")
@@ -175,7 +175,7 @@ def main():
     ap.add_argument("--cuobjdump")
     ap.add_argument("--table")
     ap.add_argument("--goals", action="store_true")
-    ap.add_argument("--expect", help="the committed table (bench/user-kernels.md) that the measurements must match")
+    ap.add_argument("--expect", help="the committed table (bench/results/user-kernels.md) that the measurements must match")
     args = ap.parse_args()
     cuobjdump = ptx_static.find_cuobjdump(args.cuobjdump, args.nvcc, ROOT)
     if cuobjdump is None:
@@ -273,13 +273,13 @@ def main():
         version = subprocess.run([args.nvcc, "--version"], capture_output=True, text=True).stdout
         release = re.search(r"release [\d.]+, V[\d.]+", version)
         header = ["# Checks on kernels as users write them: static costs", "",
-                  f"`bench/user_kernels.py` on `bench/user_kernels/kernels.cu`, sm_{args.arch}, nvcc "
+                  f"`bench/static/user_kernels.py` on `bench/static/user_kernels.cu`, sm_{args.arch}, nvcc "
                   f"{release.group(0) if release else '(version unknown)'}, {datetime.date.today().isoformat()}. "
                   "No GPU: registers from ptxas, instructions from the SASS (cuobjdump). Each cell: registers / "
                   "instructions per iteration of the innermost loop (its shortest path, on which every check passes).", ""]
         pathlib.Path(args.table).write_text("\n".join(header) + "\n" + table + "\n")
     if args.expect and not pathlib.Path(args.expect).read_text().endswith("\n" + table + "\n"):
-        failures.append(f"{args.expect} is not what this measures: rerun bench/user_kernels.py --table {args.expect}")
+        failures.append(f"{args.expect} is not what this measures: rerun bench/static/user_kernels.py --table {args.expect}")
     for f in failures:
         print("FAIL:", f)
     return 1 if failures else 0

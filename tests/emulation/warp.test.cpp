@@ -2,7 +2,7 @@
 // A thread that violates before a warp-synchronous intrinsic or a barrier: the kernel neither
 // hangs nor changes what the other threads compute from their own data (a value taken from the
 // thread that violated is left out), and the violation is reported.
-#include "support.hpp"
+#include "device_support.hpp"
 
 #include <cuguard/cuguard.hpp>
 #include <doctest/doctest.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Emulation runs the blocks of a large grid on several OS threads (CUGUARD_EMULATION_THREADS):
 // what it reports is what running them one after another reports, whichever thread ran first.
-#include "support.hpp"
+#include "device_support.hpp"
 
 #include <cuguard/cuguard.hpp>
 #include <doctest/doctest.h>

@@ -241,7 +241,7 @@ def main():
     ap.add_argument("--cuda", default="", help="the toolkit's include folder (cuda_runtime.h), for emulation")
     args = ap.parse_args()
     include = os.path.join(args.root, "include")
-    source = os.path.join(args.root, "tests", "layers", "view_alone.cpp")
+    source = os.path.join(args.root, "tests", "static", "layers", "view_alone.cpp")
     check_layer_rules(include)
     house.check(args.root, failures)
     with tempfile.TemporaryDirectory() as tmp:

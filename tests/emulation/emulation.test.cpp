@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Kernel semantics that emulation must reproduce (and the GPU does): barriers, shared memory,
 // warp intrinsics, atomics, dynamic shared memory, multi-dimensional grids.
-#include "support.hpp"
+#include "device_support.hpp"
 
 #include <cuguard/cuguard.hpp>
 #include <doctest/doctest.h>

@@ -2,7 +2,7 @@
 // Races on shared memory reached through checked views, found by emulation's race detector: two
 // threads of a block touch one element, at least one writing, with no barrier between them.
 // Emulation only (checks on): on a GPU, compute-sanitizer's racecheck is the tool.
-#include "support.hpp"
+#include "device_support.hpp"
 
 #include <cuguard/cuguard.hpp>
 #include <doctest/doctest.h>

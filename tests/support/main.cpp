@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
-// doctest's main for the device suites: under emulation it runs everywhere; on nvcc builds it
-// needs a GPU, and without one reports the suite as skipped (exit 77), or as failed when
-// CUGUARD_REQUIRE_GPU=1. The tests of host memory are skipped where the GPU reads pageable memory.
+// doctest's main for every suite. A GPU suite (CUGUARD_TEST_GPU_SUITE, set by the device and
+// kernel suites' nvcc builds) needs a GPU: without one it reports the suite as skipped (exit 77),
+// or as failed when CUGUARD_REQUIRE_GPU=1. Every suite skips the tests of host memory where the
+// GPU reads pageable memory (support.hpp).
 #define DOCTEST_CONFIG_IMPLEMENT
-#include "../host/support.hpp"
+#include "support.hpp"
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
 int main(int argc, char** argv) {
-#if !CUGUARD_EMULATION
+#if defined(CUGUARD_TEST_GPU_SUITE) && !CUGUARD_EMULATION
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
     (void)cudaGetLastError();

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """Checked against unchecked: reads Google Benchmark JSON files of the two builds of
-bench/kernels.bench.cpp and prints a Markdown table: time of each, the checked/unchecked ratio,
+bench/runtime/kernels.bench.cpp and prints a Markdown table: time of each, the checked/unchecked ratio,
 the effective bandwidth and its share of the copy bandwidth measured in the same run, and the
 geometric mean of the ratios over the kernels (the copy excluded).
 
@@ -33,7 +33,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("unchecked")
     parser.add_argument("checked")
-    parser.add_argument("--torch", help="JSON from bench/torch_baseline.py")
+    parser.add_argument("--torch", help="JSON from bench/tools/torch_baseline.py")
     args = parser.parse_args()
     off, context = load(args.unchecked)
     on, _ = load(args.checked)

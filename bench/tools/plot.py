@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 """Draws bench/results/cost.png from the committed results: the checked/unchecked time ratio of
 every benchmark in each bench/results/*.md (GPU runs and emulation runs, labelled by file), and
-the registers each kernel uses with checks off and on (bench/static-costs.md).
+the registers each kernel uses with checks off and on (bench/results/static-costs.md).
 
-    python3 -m pip install matplotlib && python3 bench/plot.py
+    python3 -m pip install matplotlib && python3 bench/tools/plot.py
 """
 import pathlib
 import re
@@ -36,8 +36,8 @@ def registers(path):
 
 
 def main():
-    results = [p for p in sorted((HERE / "results").glob("*.md")) if ratios(p)]  # files with checked/unchecked rows
-    static = registers(HERE / "static-costs.md")
+    results = [p for p in sorted((HERE.parent / "results").glob("*.md")) if ratios(p)]  # files with checked/unchecked rows
+    static = registers(HERE.parent / "results" / "static-costs.md")
     fig, axes = plt.subplots(1 + len(results), 1, figsize=(11, 4 + 4 * len(results)))
     axes = list(axes) if len(results) else [axes]
 
@@ -47,7 +47,7 @@ def main():
     ax.barh([i + 0.2 for i in range(len(names))], [r[2] for r in static], height=0.4, label="checks on")
     ax.set_yticks(range(len(names)), names, fontsize=8)
     ax.set_xlabel("registers per thread (ptxas, sm_90)")
-    ax.set_title("Registers per kernel (bench/static-costs.md)")
+    ax.set_title("Registers per kernel (bench/results/static-costs.md)")
     ax.legend()
 
     for ax, path in zip(axes[1:], results):
@@ -58,7 +58,7 @@ def main():
         ax.set_xlabel("checked / unchecked time")
         ax.set_title(f"Checked against unchecked: {path.stem}")
     fig.tight_layout()
-    out = HERE / "results" / "cost.png"
+    out = HERE.parent / "results" / "cost.png"
     fig.savefig(out, dpi=90)
     print(f"wrote {out}")
 

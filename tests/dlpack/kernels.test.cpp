@@ -2,7 +2,7 @@
 // DLPack tensors and the memory they name (under emulation and on a GPU): a device_buffer is
 // kDLCUDA memory, a std::vector kDLCPU memory; a tensor that says otherwise is refused, and a
 // view of a kDLCUDA tensor goes to a kernel.
-#include "support.hpp"
+#include "device_support.hpp"
 
 #include <cuguard/cuguard.hpp>
 #include <doctest/doctest.h>
