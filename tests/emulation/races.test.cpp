@@ -179,6 +179,10 @@ TEST_CASE("a missing __syncthreads() between a tile's stores and another thread'
     CHECK(c.what.find("shared memory race: thread (") != std::string::npos);
     CHECK(c.what.find("'tile' int32[64] at (" + std::to_string(v.index[0]) + "), which thread (") != std::string::npos);
     CHECK(c.what.find("with no barrier between them") != std::string::npos);
+    // The fix named is the barrier that orders the two: __syncwarp() within a warp, else __syncthreads().
+    const bool one_warp = v.thread[0] / 32 == v.other_thread[0] / 32;
+    CHECK(c.what.find(one_warp ? "a __syncwarp() between the two orders them" : "a __syncthreads() between the two orders them") !=
+          std::string::npos);
     CHECK(c.what.find("of launch #") != std::string::npos);
     results.push_back(out.to_host());
   }
@@ -289,6 +293,9 @@ TEST_CASE("lanes of a warp without __syncwarp() between a store and a read race"
   REQUIRE(c.thrown);
   CHECK(c.report.kind == cuguard::violation_kind::shared_race);
   CHECK(c.report.thread[0] / 32 == c.report.other_thread[0] / 32);
+  // Two lanes of one warp: the fix the report names is __syncwarp(), not __syncthreads().
+  CHECK(c.what.find("they are lanes of one warp, and a __syncwarp() between the two orders them") != std::string::npos);
+  CHECK(c.what.find("__syncthreads()") == std::string::npos);
 }
 
 TEST_CASE("a race in dynamic shared memory is found") {

@@ -337,6 +337,15 @@ inline void append_divergent_barrier(text& out, const violation& v) {
   out << " (a GPU lets the block pass or hangs: every thread of a block must reach the same __syncthreads())";
 }
 
+/// True if threads `a` and `b` of a block of `block` threads are in one warp (32 threads in
+/// x-fastest order).
+inline bool same_warp(const unsigned (&a)[3], const unsigned (&b)[3], const unsigned (&block)[3]) noexcept {
+  const auto linear = [&](const unsigned (&t)[3]) {
+    return t[0] + block[0] * (std::uint64_t{t[1]} + std::uint64_t{block[1]} * t[2]);
+  };
+  return block[0] != 0 && linear(a) / 32 == linear(b) / 32;
+}
+
 /// "shared memory race: thread (1,0,0) reads 'tile' int[64] at (2), which thread (2,0,0) wrote
 /// at k.cu:19 in f, with no barrier between them (...)"
 inline void append_shared_race(text& out, const violation& v) {
@@ -352,8 +361,11 @@ inline void append_shared_race(text& out, const violation& v) {
   append_dim3(out, v.other_thread);
   out << ' ' << verbs[order][1];
   append_site(out, " at ", v.other_site);
-  out << ", with no barrier between them (on a GPU the result depends on which runs first: a __syncthreads() "
-         "between the two orders them)";
+  out << ", with no barrier between them (on a GPU the result depends on which runs first: ";
+  if (same_warp(v.thread, v.other_thread, v.launch.block))
+    out << "they are lanes of one warp, and a __syncwarp() between the two orders them)";
+  else
+    out << "a __syncthreads() between the two orders them)";
 }
 
 /// The first line of a report: what went wrong, where in the view, against what.
