@@ -123,7 +123,7 @@ void lstm_cell(benchmark::State& state) {
   auto c = filled<float>(static_cast<std::size_t>(batch * hidden), "c", 0.0f);
   cuguard::device_buffer<float> h(static_cast<std::size_t>(batch * hidden), "h");
   measure(state, batch * hidden * 4 * (8 + 3), [&] {
-    cuguard::launch({dim3(k::detail::blocks_for(batch * hidden, 256)), dim3(256)}, k::lstm_cell_kernel<float>,
+    cuguard::launch({dim3(k::impl::blocks_for(batch * hidden, 256)), dim3(256)}, k::lstm_cell_kernel<float>,
                     cuguard::checked_view<const float, 2>(gx.view({batch, 4 * hidden})),
                     cuguard::checked_view<const float, 2>(gh.view({batch, 4 * hidden})), c.view({batch, hidden}),
                     h.view({batch, hidden}), 0);

@@ -19,7 +19,7 @@ namespace cuguard::kernels {
 /// then on a line of its own the caller's position (`  at train.cu:88 in forward`).
 using argument_error = cuguard::argument_error;
 
-namespace detail {
+namespace impl {
 
 template <class V>
 struct is_view : std::false_type {};
@@ -106,5 +106,5 @@ CUGUARD_HOST_DEVICE inline void unravel(std::int64_t linear, const View& v, std:
   }
 }
 
-} // namespace detail
+} // namespace impl
 } // namespace cuguard::kernels

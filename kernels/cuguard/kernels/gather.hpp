@@ -47,7 +47,7 @@ __global__ void gather_kernel(checked_view<const T, R> input, int dim, checked_v
   for (std::int64_t linear = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; linear < n;
        linear += step) {
     std::int64_t pos[R];
-    detail::unravel(linear, out, pos);
+    impl::unravel(linear, out, pos);
     const checked_index<std::int64_t> src(index_from(index, pos));
     checked_index<std::int64_t> from[R];
     for (std::size_t r = 0; r < R; ++r) from[r] = static_cast<int>(r) == dim ? src : checked_index<std::int64_t>(pos[r]);
@@ -57,7 +57,7 @@ __global__ void gather_kernel(checked_view<const T, R> input, int dim, checked_v
 
 /// out[p with p[dim] replaced by index[p]] += src[p] for every position p of index (PyTorch's
 /// scatter_add_), with atomics: duplicate indices add up.
-namespace detail {
+namespace impl {
 /// Threads of exclusive_scan_kernel's one block (its launch bounds: checked builds, -G builds
 /// included, must fit 1024 threads' registers).
 inline constexpr int scan_threads = 1024;
@@ -75,7 +75,7 @@ __device__ inline void atomic_add(T* address, T value) {
     atomicAdd(address, value);
   }
 }
-} // namespace detail
+} // namespace impl
 
 template <class T, class I, std::size_t R>
 __global__ void scatter_add_kernel(checked_view<T, R> out, int dim, checked_view<const I, R> index,
@@ -85,11 +85,11 @@ __global__ void scatter_add_kernel(checked_view<T, R> out, int dim, checked_view
   for (std::int64_t linear = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; linear < n;
        linear += step) {
     std::int64_t pos[R];
-    detail::unravel(linear, index, pos);
+    impl::unravel(linear, index, pos);
     const checked_index<std::int64_t> dst(index_from(index, pos));
     checked_index<std::int64_t> to[R];
     for (std::size_t r = 0; r < R; ++r) to[r] = static_cast<int>(r) == dim ? dst : checked_index<std::int64_t>(pos[r]);
-    detail::atomic_add(&out.at(to), src.at(pos)); // cuguard-kernel-access: scatter_add
+    impl::atomic_add(&out.at(to), src.at(pos)); // cuguard-kernel-access: scatter_add
   }
 }
 
@@ -122,10 +122,10 @@ __global__ void mask_counts_kernel(checked_view<const M, 1> mask, checked_view<s
 /// values[i] = values[0] + ... + values[i - 1] in place, and total[0] = the sum of them all. One
 /// block; a block-wide scan per chunk of blockDim.x values (the per-block counts of masked_rows).
 template <class I>
-__global__ void __launch_bounds__(detail::scan_threads, 1)
+__global__ void __launch_bounds__(impl::scan_threads, 1)
     exclusive_scan_kernel(checked_view<I, 1> values, checked_view<I, 1> total) {
   static_assert(cuda::std::is_same<I, std::int64_t>::value, "exclusive_scan_kernel: int64 values");
-  __shared__ std::int64_t storage[detail::scan_threads];
+  __shared__ std::int64_t storage[impl::scan_threads];
   const std::int64_t threads = blockDim.x;
   const auto scan = make_view(storage, {threads}, "scan");
   std::int64_t base = 0;
@@ -147,7 +147,7 @@ __global__ void __launch_bounds__(detail::scan_threads, 1)
 template <class M>
 __global__ void mask_positions_kernel(checked_view<const M, 1> mask, checked_view<const std::int64_t, 1> offsets,
                                       checked_view<std::int64_t, 1> positions) {
-  __shared__ std::int64_t storage[detail::scan_threads];
+  __shared__ std::int64_t storage[impl::scan_threads];
   const std::int64_t threads = blockDim.x;
   const auto scan = make_view(storage, {threads}, "scan");
   const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * threads + threadIdx.x;
@@ -173,24 +173,24 @@ __global__ void masked_rows_kernel(checked_view<const T, 2> input, checked_view<
 // launch site of its kernels, so that a report names the user's call, not this file.
 // =================================================================================================
 
-namespace detail {
+namespace impl {
 
 template <class T, std::size_t R, class I>
 void index_select_impl(checked_view<const T, R> input, int dim, checked_view<const I, 1> index, checked_view<T, R> out,
                        cudaStream_t stream, const cuda::std::source_location& where) {
   static_assert(std::is_integral<I>::value, "index_select: index must hold integers");
-  const detail::entry_point fn{"index_select", where};
-  detail::expect_dim(fn, "input", dim, R);
+  const impl::entry_point fn{"index_select", where};
+  impl::expect_dim(fn, "input", dim, R);
   std::int64_t expected[R];
   for (std::size_t r = 0; r < R; ++r) expected[r] = r == static_cast<std::size_t>(dim) ? index.extent(0) : input.extent(r);
-  detail::expect_shape_argument(fn, "out", out, expected,
-                                "input " + detail::shape_of(input) + " with dim " + std::to_string(dim) +
+  impl::expect_shape_argument(fn, "out", out, expected,
+                                "input " + impl::shape_of(input) + " with dim " + std::to_string(dim) +
                                     " of size " + std::to_string(index.extent(0)) + " = the length of index");
-  detail::expect_contiguous_argument(fn, "input", input);
-  detail::expect_contiguous_argument(fn, "out", out);
-  detail::expect_device_memory(fn, "input", input);
-  detail::expect_device_memory(fn, "index", index);
-  detail::expect_device_memory(fn, "out", out);
+  impl::expect_contiguous_argument(fn, "input", input);
+  impl::expect_contiguous_argument(fn, "out", out);
+  impl::expect_device_memory(fn, "input", input);
+  impl::expect_device_memory(fn, "index", index);
+  impl::expect_device_memory(fn, "out", out);
   if (out.size() == 0) return;
 
   std::int64_t outer = 1, inner = 1;
@@ -205,13 +205,13 @@ void index_select_impl(checked_view<const T, R> input, int dim, checked_view<con
   if constexpr (vector > 1 && sizeof(T) * vector == 16) {
     if (aligned && inner % vector == 0) {
       const unsigned threads = static_cast<unsigned>(std::clamp<std::int64_t>(inner / vector, 32, 256));
-      launch({dim3(detail::blocks_for(rows, 1)), dim3(threads), 0, stream, nullptr, where}, index_select_kernel<vector, T, I>, in3,
+      launch({dim3(impl::blocks_for(rows, 1)), dim3(threads), 0, stream, nullptr, where}, index_select_kernel<vector, T, I>, in3,
              index, out3);
       return;
     }
   }
   const unsigned threads = static_cast<unsigned>(std::clamp<std::int64_t>(inner, 32, 256));
-  launch({dim3(detail::blocks_for(rows, 1)), dim3(threads), 0, stream, nullptr, where}, index_select_kernel<1, T, I>, in3, index,
+  launch({dim3(impl::blocks_for(rows, 1)), dim3(threads), 0, stream, nullptr, where}, index_select_kernel<1, T, I>, in3, index,
          out3);
 }
 
@@ -219,22 +219,22 @@ template <class T, std::size_t R, class I>
 void gather_impl(checked_view<const T, R> input, int dim, checked_view<const I, R> index, checked_view<T, R> out,
                  cudaStream_t stream, const cuda::std::source_location& where) {
   static_assert(std::is_integral<I>::value, "gather: index must hold integers");
-  const detail::entry_point fn{"gather", where};
-  detail::expect_dim(fn, "input", dim, R);
+  const impl::entry_point fn{"gather", where};
+  impl::expect_dim(fn, "input", dim, R);
   for (std::size_t r = 0; r < R; ++r) {
     if (static_cast<int>(r) != dim && index.extent(r) > input.extent(r))
-      detail::fail(fn, "index has shape " + detail::shape_of(index) + " and input " + detail::shape_of(input) +
+      impl::fail(fn, "index has shape " + impl::shape_of(index) + " and input " + impl::shape_of(input) +
                            ": dim " + std::to_string(r) + " of index (" + std::to_string(index.extent(r)) +
                            ") exceeds input's (" + std::to_string(input.extent(r)) + ")");
   }
   std::int64_t expected[R];
   for (std::size_t r = 0; r < R; ++r) expected[r] = index.extent(r);
-  detail::expect_shape_argument(fn, "out", out, expected, "the shape of index");
-  detail::expect_device_memory(fn, "input", input);
-  detail::expect_device_memory(fn, "index", index);
-  detail::expect_device_memory(fn, "out", out);
+  impl::expect_shape_argument(fn, "out", out, expected, "the shape of index");
+  impl::expect_device_memory(fn, "input", input);
+  impl::expect_device_memory(fn, "index", index);
+  impl::expect_device_memory(fn, "out", out);
   if (out.size() == 0) return;
-  launch({dim3(detail::blocks_for(out.size(), 256)), dim3(256), 0, stream, nullptr, where}, gather_kernel<T, I, R>, input, dim,
+  launch({dim3(impl::blocks_for(out.size(), 256)), dim3(256), 0, stream, nullptr, where}, gather_kernel<T, I, R>, input, dim,
          index, out);
 }
 
@@ -242,43 +242,43 @@ template <class T, std::size_t R, class I>
 void scatter_add_impl(checked_view<T, R> out, int dim, checked_view<const I, R> index, checked_view<const T, R> src,
                       cudaStream_t stream, const cuda::std::source_location& where) {
   static_assert(std::is_integral<I>::value, "scatter_add: index must hold integers");
-  const detail::entry_point fn{"scatter_add", where};
-  detail::expect_dim(fn, "out", dim, R);
+  const impl::entry_point fn{"scatter_add", where};
+  impl::expect_dim(fn, "out", dim, R);
   for (std::size_t r = 0; r < R; ++r) {
     if (index.extent(r) > src.extent(r))
-      detail::fail(fn, "index has shape " + detail::shape_of(index) + " and src " + detail::shape_of(src) + ": dim " +
+      impl::fail(fn, "index has shape " + impl::shape_of(index) + " and src " + impl::shape_of(src) + ": dim " +
                            std::to_string(r) + " of index (" + std::to_string(index.extent(r)) +
                            ") exceeds src's (" + std::to_string(src.extent(r)) + ")");
     if (static_cast<int>(r) != dim && index.extent(r) > out.extent(r))
-      detail::fail(fn, "index has shape " + detail::shape_of(index) + " and out " + detail::shape_of(out) + ": dim " +
+      impl::fail(fn, "index has shape " + impl::shape_of(index) + " and out " + impl::shape_of(out) + ": dim " +
                            std::to_string(r) + " of index (" + std::to_string(index.extent(r)) +
                            ") exceeds out's (" + std::to_string(out.extent(r)) + ")");
   }
-  detail::expect_device_memory(fn, "out", out);
-  detail::expect_device_memory(fn, "index", index);
-  detail::expect_device_memory(fn, "src", src);
+  impl::expect_device_memory(fn, "out", out);
+  impl::expect_device_memory(fn, "index", index);
+  impl::expect_device_memory(fn, "src", src);
   if (index.size() == 0) return;
-  launch({dim3(detail::blocks_for(index.size(), 256)), dim3(256), 0, stream, nullptr, where}, scatter_add_kernel<T, I, R>, out, dim,
+  launch({dim3(impl::blocks_for(index.size(), 256)), dim3(256), 0, stream, nullptr, where}, scatter_add_kernel<T, I, R>, out, dim,
          index, src);
 }
 
 template <class T, class M>
 void masked_rows_impl(checked_view<const T, 2> input, checked_view<const M, 1> mask, checked_view<T, 2> out,
                       cudaStream_t stream, const cuda::std::source_location& where) {
-  const detail::entry_point fn{"masked_rows", where};
+  const impl::entry_point fn{"masked_rows", where};
   if (mask.extent(0) != input.extent(0))
-    detail::fail(fn, "mask has shape " + detail::shape_of(mask) + ", expected [" + std::to_string(input.extent(0)) +
-                         "] (one entry per row of input " + detail::shape_of(input) + ")");
+    impl::fail(fn, "mask has shape " + impl::shape_of(mask) + ", expected [" + std::to_string(input.extent(0)) +
+                         "] (one entry per row of input " + impl::shape_of(input) + ")");
   if (out.extent(1) != input.extent(1))
-    detail::fail(fn, "out has shape " + detail::shape_of(out) + ", expected [M, " + std::to_string(input.extent(1)) +
-                         "] (the row length of input " + detail::shape_of(input) + ")");
-  detail::expect_device_memory(fn, "input", input);
-  detail::expect_device_memory(fn, "mask", mask);
-  detail::expect_device_memory(fn, "out", out);
+    impl::fail(fn, "out has shape " + impl::shape_of(out) + ", expected [M, " + std::to_string(input.extent(1)) +
+                         "] (the row length of input " + impl::shape_of(input) + ")");
+  impl::expect_device_memory(fn, "input", input);
+  impl::expect_device_memory(fn, "mask", mask);
+  impl::expect_device_memory(fn, "out", out);
   const std::int64_t n = input.extent(0);
   const std::int64_t blocks = (n + mask_block - 1) / mask_block; // one block per mask_block rows, no stride
   if (blocks > std::numeric_limits<int>::max())
-    detail::fail(fn, "mask has " + std::to_string(n) + " rows, more than " +
+    impl::fail(fn, "mask has " + std::to_string(n) + " rows, more than " +
                          std::to_string(static_cast<std::int64_t>(std::numeric_limits<int>::max()) * mask_block) +
                          " (the most one grid of " + std::to_string(mask_block) + "-row blocks covers)");
   device_buffer<std::int64_t> positions(static_cast<std::size_t>(std::max<std::int64_t>(n, 1)),
@@ -300,19 +300,19 @@ void masked_rows_impl(checked_view<const T, 2> input, checked_view<const M, 1> m
   std::int64_t selected = 0;
   count.copy_to_host(&selected, 1);
   if (out.extent(0) != selected)
-    detail::fail(fn, "out has shape " + detail::shape_of(out) + ", expected [" + std::to_string(selected) + ", " +
+    impl::fail(fn, "out has shape " + impl::shape_of(out) + ", expected [" + std::to_string(selected) + ", " +
                          std::to_string(input.extent(1)) + "] (the mask selects " + std::to_string(selected) +
                          " rows)");
   if (selected == 0) return;
   const unsigned threads = static_cast<unsigned>(std::clamp<std::int64_t>(input.extent(1), 32, 256));
-  launch({dim3(detail::blocks_for(input.extent(0), 1)), dim3(threads), 0, stream, nullptr, where}, masked_rows_kernel<T>, input,
+  launch({dim3(impl::blocks_for(input.extent(0), 1)), dim3(threads), 0, stream, nullptr, where}, masked_rows_kernel<T>, input,
          checked_view<const std::int64_t, 1>(positions.view({n})), out);
 }
 
 template <class View>
 using const_view_t = checked_view<const typename View::value_type, View::rank(), typename View::index_type>;
 
-} // namespace detail
+} // namespace impl
 
 /// PyTorch's index_select: out = input with dimension `dim` replaced by input's slices at
 /// index[0], ..., index[K-1]. input and out are contiguous device tensors of one rank; out's
@@ -321,9 +321,9 @@ using const_view_t = checked_view<const typename View::value_type, View::rank(),
 template <class In, class Index, class Out>
 void index_select(const In& input, int dim, const Index& index, const Out& out, cudaStream_t stream = nullptr,
                   cuda::std::source_location where = cuda::std::source_location::current()) {
-  static_assert(detail::is_view<In>::value && detail::is_view<Index>::value && detail::is_view<Out>::value,
+  static_assert(impl::is_view<In>::value && impl::is_view<Index>::value && impl::is_view<Out>::value,
                 "index_select: arguments are checked views");
-  detail::index_select_impl(detail::const_view_t<In>(input), dim, detail::const_view_t<Index>(index), out, stream, where);
+  impl::index_select_impl(impl::const_view_t<In>(input), dim, impl::const_view_t<Index>(index), out, stream, where);
 }
 
 /// PyTorch's gather: out[p] = input[p with p[dim] = index[p]]; out has index's shape, and
@@ -331,9 +331,9 @@ void index_select(const In& input, int dim, const Index& index, const Out& out, 
 template <class In, class Index, class Out>
 void gather(const In& input, int dim, const Index& index, const Out& out, cudaStream_t stream = nullptr,
             cuda::std::source_location where = cuda::std::source_location::current()) {
-  static_assert(detail::is_view<In>::value && detail::is_view<Index>::value && detail::is_view<Out>::value,
+  static_assert(impl::is_view<In>::value && impl::is_view<Index>::value && impl::is_view<Out>::value,
                 "gather: arguments are checked views");
-  detail::gather_impl(detail::const_view_t<In>(input), dim, detail::const_view_t<Index>(index), out, stream, where);
+  impl::gather_impl(impl::const_view_t<In>(input), dim, impl::const_view_t<Index>(index), out, stream, where);
 }
 
 /// PyTorch's scatter_add_: out[p with p[dim] = index[p]] += src[p] for every position p of
@@ -341,9 +341,9 @@ void gather(const In& input, int dim, const Index& index, const Out& out, cudaSt
 template <class Out, class Index, class Src>
 void scatter_add(const Out& out, int dim, const Index& index, const Src& src, cudaStream_t stream = nullptr,
                  cuda::std::source_location where = cuda::std::source_location::current()) {
-  static_assert(detail::is_view<Out>::value && detail::is_view<Index>::value && detail::is_view<Src>::value,
+  static_assert(impl::is_view<Out>::value && impl::is_view<Index>::value && impl::is_view<Src>::value,
                 "scatter_add: arguments are checked views");
-  detail::scatter_add_impl(out, dim, detail::const_view_t<Index>(index), detail::const_view_t<Src>(src), stream, where);
+  impl::scatter_add_impl(out, dim, impl::const_view_t<Index>(index), impl::const_view_t<Src>(src), stream, where);
 }
 
 /// The rows of input [N, D] whose mask entry is non-zero, in order, into out [M, D]; M must be
@@ -351,9 +351,9 @@ void scatter_add(const Out& out, int dim, const Index& index, const Src& src, cu
 template <class In, class Mask, class Out>
 void masked_rows(const In& input, const Mask& mask, const Out& out, cudaStream_t stream = nullptr,
                  cuda::std::source_location where = cuda::std::source_location::current()) {
-  static_assert(detail::is_view<In>::value && detail::is_view<Mask>::value && detail::is_view<Out>::value,
+  static_assert(impl::is_view<In>::value && impl::is_view<Mask>::value && impl::is_view<Out>::value,
                 "masked_rows: arguments are checked views");
-  detail::masked_rows_impl(detail::const_view_t<In>(input), detail::const_view_t<Mask>(mask), out, stream, where);
+  impl::masked_rows_impl(impl::const_view_t<In>(input), impl::const_view_t<Mask>(mask), out, stream, where);
 }
 
 } // namespace cuguard::kernels

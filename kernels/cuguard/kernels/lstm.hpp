@@ -133,7 +133,7 @@ struct lstm_config {
   int directions() const { return bidirectional ? 2 : 1; }
 };
 
-namespace detail {
+namespace impl {
 
 template <class T>
 void gemm_nt(checked_view<const T, 2> a, checked_view<const T, 2> b, checked_view<const T, 1> bias,
@@ -155,7 +155,7 @@ inline std::string weight_name(const char* what, int layer, int direction) {
   return std::string(what) + "_l" + std::to_string(layer) + (direction == 1 ? "_reverse" : "");
 }
 
-} // namespace detail
+} // namespace impl
 
 /// torch.nn.LSTM's forward: input [seq_len, batch, input_size], h0 and c0
 /// [num_layers * directions, batch, hidden_size], weights for layer l and direction d at
@@ -171,35 +171,35 @@ void lstm_forward(const lstm_config& config, checked_view<const T, 3> input, che
                   checked_view<T, 3> output, checked_view<T, 3> h_n, checked_view<T, 3> c_n,
                   cudaStream_t stream = nullptr,
                   cuda::std::source_location where = cuda::std::source_location::current()) {
-  const detail::entry_point fn{"lstm_forward", where};
-  using detail::fail;
+  const impl::entry_point fn{"lstm_forward", where};
+  using impl::fail;
   const std::int64_t hidden = config.hidden_size;
   const int dirs = config.directions();
   if (config.num_layers < 1) fail(fn, "num_layers is " + std::to_string(config.num_layers) + ", expected at least 1");
   if (hidden < 1) fail(fn, "hidden_size is " + std::to_string(hidden) + ", expected at least 1");
   const std::int64_t seq_len = input.extent(0), batch = input.extent(1);
   // How input was read, for every message about it: torch.nn.LSTM's layout without batch_first.
-  const std::string read_as = "input has shape " + detail::shape_of(input) + ", read as [seq_len = " +
+  const std::string read_as = "input has shape " + impl::shape_of(input) + ", read as [seq_len = " +
                               std::to_string(seq_len) + ", batch = " + std::to_string(batch) +
                               ", input_size = " + std::to_string(input.extent(2)) + "]";
   const char* layout = "lstm_forward takes [seq_len, batch, input_size], as torch.nn.LSTM without batch_first";
   if (input.extent(2) != config.input_size)
     fail(fn, read_as + ", expected input_size = " + std::to_string(config.input_size) + " (" + layout + ")");
   if (h0.extent(1) != batch && h0.extent(1) == seq_len && seq_len != batch)
-    fail(fn, read_as + ", but h0 has shape " + detail::shape_of(h0) + ", batch " + std::to_string(h0.extent(1)) +
+    fail(fn, read_as + ", but h0 has shape " + impl::shape_of(h0) + ", batch " + std::to_string(h0.extent(1)) +
                  ": is input batch-first? " + layout + ": pass input.transpose(0, 1).contiguous()");
   if (!input.is_contiguous())
-    fail(fn, read_as + ", with strides " + detail::strides_of(input) +
+    fail(fn, read_as + ", with strides " + impl::strides_of(input) +
                  ": expected a contiguous (row-major) tensor (the steps are read as one [seq_len * batch, "
                  "input_size] matrix): pass input.contiguous()");
   const std::int64_t layers_dirs = static_cast<std::int64_t>(config.num_layers) * dirs;
   const std::string state_why = "num_layers*num_directions = " + std::to_string(layers_dirs) + ", batch = " +
                                 std::to_string(batch) + " from input's dim 1";
-  detail::expect_shape_argument(fn, "h0", h0, {layers_dirs, batch, hidden}, state_why);
-  detail::expect_shape_argument(fn, "c0", c0, {layers_dirs, batch, hidden}, state_why);
-  detail::expect_shape_argument(fn, "h_n", h_n, {layers_dirs, batch, hidden}, state_why);
-  detail::expect_shape_argument(fn, "c_n", c_n, {layers_dirs, batch, hidden}, state_why);
-  detail::expect_shape_argument(fn, "output", output, {seq_len, batch, dirs * hidden},
+  impl::expect_shape_argument(fn, "h0", h0, {layers_dirs, batch, hidden}, state_why);
+  impl::expect_shape_argument(fn, "c0", c0, {layers_dirs, batch, hidden}, state_why);
+  impl::expect_shape_argument(fn, "h_n", h_n, {layers_dirs, batch, hidden}, state_why);
+  impl::expect_shape_argument(fn, "c_n", c_n, {layers_dirs, batch, hidden}, state_why);
+  impl::expect_shape_argument(fn, "output", output, {seq_len, batch, dirs * hidden},
                                 "seq_len, batch, num_directions*hidden_size = " + std::to_string(dirs * hidden));
   if (static_cast<std::int64_t>(weights.size()) != layers_dirs)
     fail(fn, "weights has " + std::to_string(weights.size()) + " entries, expected " + std::to_string(layers_dirs) +
@@ -208,28 +208,28 @@ void lstm_forward(const lstm_config& config, checked_view<const T, 3> input, che
     const std::int64_t in = l == 0 ? config.input_size : dirs * hidden;
     for (int d = 0; d < dirs; ++d) {
       const lstm_weights<T>& w = weights[static_cast<std::size_t>(l * dirs + d)];
-      const std::string ih = detail::weight_name("weight_ih", l, d), hh = detail::weight_name("weight_hh", l, d);
-      detail::expect_shape_argument(fn, ih.c_str(), w.w_ih, {4 * hidden, in},
+      const std::string ih = impl::weight_name("weight_ih", l, d), hh = impl::weight_name("weight_hh", l, d);
+      impl::expect_shape_argument(fn, ih.c_str(), w.w_ih, {4 * hidden, in},
                                     "4*hidden_size = " + std::to_string(4 * hidden) + ", " +
                                         (l == 0 ? "input_size" : "num_directions*hidden_size") + " = " +
                                         std::to_string(in));
-      detail::expect_shape_argument(fn, hh.c_str(), w.w_hh, {4 * hidden, hidden},
+      impl::expect_shape_argument(fn, hh.c_str(), w.w_hh, {4 * hidden, hidden},
                                     "4*hidden_size = " + std::to_string(4 * hidden) + ", hidden_size = " +
                                         std::to_string(hidden));
-      detail::expect_shape_argument(fn, detail::weight_name("bias_ih", l, d).c_str(), w.b_ih, {4 * hidden},
+      impl::expect_shape_argument(fn, impl::weight_name("bias_ih", l, d).c_str(), w.b_ih, {4 * hidden},
                                     "4*hidden_size");
-      detail::expect_shape_argument(fn, detail::weight_name("bias_hh", l, d).c_str(), w.b_hh, {4 * hidden},
+      impl::expect_shape_argument(fn, impl::weight_name("bias_hh", l, d).c_str(), w.b_hh, {4 * hidden},
                                     "4*hidden_size");
-      detail::expect_device_memory(fn, ih.c_str(), w.w_ih);
-      detail::expect_device_memory(fn, hh.c_str(), w.w_hh);
+      impl::expect_device_memory(fn, ih.c_str(), w.w_ih);
+      impl::expect_device_memory(fn, hh.c_str(), w.w_hh);
     }
   }
-  detail::expect_device_memory(fn, "input", input);
-  detail::expect_device_memory(fn, "h0", h0);
-  detail::expect_device_memory(fn, "c0", c0);
-  detail::expect_device_memory(fn, "output", output);
-  detail::expect_device_memory(fn, "h_n", h_n);
-  detail::expect_device_memory(fn, "c_n", c_n);
+  impl::expect_device_memory(fn, "input", input);
+  impl::expect_device_memory(fn, "h0", h0);
+  impl::expect_device_memory(fn, "c0", c0);
+  impl::expect_device_memory(fn, "output", output);
+  impl::expect_device_memory(fn, "h_n", h_n);
+  impl::expect_device_memory(fn, "c_n", c_n);
   if (seq_len == 0 || batch == 0) return;
 
   // Scratch: the input projection of every step, the recurrent product of one step, and the
@@ -251,23 +251,23 @@ void lstm_forward(const lstm_config& config, checked_view<const T, 3> input, che
       const std::int64_t state = static_cast<std::int64_t>(l) * dirs + d;
       // The input projection for all steps at once: [seq_len*batch, in] x W_ih^T + b_ih.
       const auto gx = gates_x.view({seq_len * batch, 4 * hidden});
-      detail::gemm_nt<T>(layer_in.reshape({seq_len * batch, in}), w.w_ih, w.b_ih, gx, config.check_finite, stream, where);
+      impl::gemm_nt<T>(layer_in.reshape({seq_len * batch, in}), w.w_ih, w.b_ih, gx, config.check_finite, stream, where);
       const auto c_state = c_n.select(0, state);
-      detail::copy2d<T>(c0.select(0, state), c_state, stream, where);
+      impl::copy2d<T>(c0.select(0, state), c_state, stream, where);
       for (std::int64_t s = 0; s < seq_len; ++s) {
         const std::int64_t t = d == 0 ? s : seq_len - 1 - s;
         const std::int64_t prev = d == 0 ? t - 1 : t + 1;
         const checked_view<const T, 2> h_prev =
             s == 0 ? h0.select(0, state) : checked_view<const T, 2>(layer_out.select(0, prev).slice(1, d * hidden, (d + 1) * hidden));
         const auto gh = gates_h.view({batch, 4 * hidden});
-        detail::gemm_nt<T>(h_prev, w.w_hh, w.b_hh, gh, config.check_finite, stream, where);
+        impl::gemm_nt<T>(h_prev, w.w_hh, w.b_hh, gh, config.check_finite, stream, where);
         const auto h_t = layer_out.select(0, t).slice(1, d * hidden, (d + 1) * hidden);
-        launch({dim3(detail::blocks_for(batch * hidden, 256)), dim3(256), 0, stream, nullptr, where}, lstm_cell_kernel<T>,
+        launch({dim3(impl::blocks_for(batch * hidden, 256)), dim3(256), 0, stream, nullptr, where}, lstm_cell_kernel<T>,
                checked_view<const T, 2>(gx.reshape({seq_len, batch, 4 * hidden}).select(0, t)),
                checked_view<const T, 2>(gh), c_state, h_t, config.check_finite ? 1 : 0);
       }
       const std::int64_t t_last = d == 0 ? seq_len - 1 : 0;
-      detail::copy2d<T>(layer_out.select(0, t_last).slice(1, d * hidden, (d + 1) * hidden), h_n.select(0, state),
+      impl::copy2d<T>(layer_out.select(0, t_last).slice(1, d * hidden, (d + 1) * hidden), h_n.select(0, state),
                         stream, where);
     }
     layer_in = layer_out;

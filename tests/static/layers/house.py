@@ -2,7 +2,7 @@
 """The house rules of the headers (include/cuguard) and the kernels (kernels/), by reading the
 source: each file one concept, so none over MAX_LINES lines and no function of MAX_FUNCTION lines
 or more; and each header includes only cuguard headers it uses (a name one of them declares
-appears in it). Headers of includes only (the umbrella) pass their includes on; includes after a
+appears in it); no namespace `detail` but cuguard::detail (a nested one shadows it). Headers of includes only (the umbrella) pass their includes on; includes after a
 header's last namespace (the parts of <cuguard/checked_view.hpp>) are parts of it, not uses; an
 include marked `// IWYU pragma: export` is given to the header's users (report.hpp gives
 violation_error.hpp).
@@ -74,6 +74,29 @@ def longest_functions(code):
     return found
 
 
+def shadowing_details(text):
+    """The lines of `text` that open a namespace `detail` anywhere but directly in cuguard's: a
+    nested one (cuguard::torch::detail) would shadow cuguard::detail inside it. Namespaces close
+    with `} // namespace <name>` (the project's convention)."""
+    stack, found = [], []
+    for n, line in enumerate(text.split("\n"), 1):
+        if line.startswith("#"):
+            if "CUGUARD_IMPL_BEGIN_NAMESPACE" in line or "CUGUARD_IMPL_END_NAMESPACE" in line:
+                continue  # the macros' own definitions
+        if re.match(r"\s*CUGUARD_IMPL_BEGIN_NAMESPACE", line):
+            stack.append("cuguard")
+        elif re.match(r"\s*CUGUARD_IMPL_END_NAMESPACE", line) or re.match(r"\s*}\s*//\s*namespace\b", line):
+            if stack:
+                stack.pop()
+        else:
+            opened = re.match(r"\s*namespace\s+([\w:]+)\s*\{", line)
+            if opened:
+                stack.append(opened.group(1))
+                if opened.group(1) == "detail" and stack[:-1] != ["cuguard"]:
+                    found.append(n)
+    return found
+
+
 def check(root, failures):
     include = os.path.join(root, "include", "cuguard")
     files = {}
@@ -91,6 +114,8 @@ def check(root, failures):
         count = text.count("\n")
         if count > MAX_LINES:
             failures.append(f"house: {rel} has {count} lines, more than {MAX_LINES} (one concept a file)")
+        for line in shadowing_details(text):
+            failures.append(f"house: {rel}:{line}: a namespace detail inside another of cuguard's shadows cuguard::detail")
         for n, line, signature in longest_functions(strip(text)):
             if n >= MAX_FUNCTION:
                 failures.append(f"house: {rel}:{line}: a function of {n} lines ({MAX_FUNCTION} or more): {signature}")

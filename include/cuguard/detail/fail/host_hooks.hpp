@@ -24,8 +24,8 @@ struct allocation_span {
 };
 
 /// What views ask of the host runtime, and what the runtime's parts tell each other: one
-/// interface, implemented by the lifetime registry (lifetime.hpp) and by the device runtime
-/// (the CUDA backend's word on untracked memory, device copies of the generations). Each
+/// interface, implemented by the lifetime registry (detail/runtime/lifetime_registry.hpp) and by
+/// the device runtime (the CUDA backend's word on untracked memory, device copies of the generations). Each
 /// implementation installs itself in front of the ones installed before it and passes on what
 /// it cannot answer, so the order of installation does not matter; a program with neither has
 /// none, and its views are untracked, of unknown memory space.

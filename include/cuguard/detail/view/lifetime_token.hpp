@@ -18,8 +18,8 @@ namespace detail {
 inline constexpr std::uint32_t lifetime_slots = CUGUARD_IMPL_LIFETIME_SLOTS;
 static_assert(lifetime_slots >= 2, "CUGUARD_LIFETIME_SLOTS must be at least 2");
 
-/// Current generation of each slot (the registry in lifetime.hpp bumps them); read on every
-/// checked host access through a tracked view, so it is read and written with relaxed atomic
+/// Current generation of each slot (the registry, detail/runtime/lifetime_registry.hpp, bumps
+/// them); read on every checked host access through a tracked view, so it is read and written with relaxed atomic
 /// operations, and takes no lock and no initialization guard (a zero-initialized array, not an
 /// array of std::atomic, which compilers initialize at start-up).
 inline std::uint32_t lifetime_generations[lifetime_slots];

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: Apache-2.0
+// What the emulated CUDA runtime API (<cuguard/emulated_runtime.hpp>) does behind its calls: the
+// streams and events behind the handles, the last error, allocations tracked as device_buffer's
+// are, copies and memsets checked against them, and the emulated device's properties.
+#pragma once
+
+#include <cuguard/config.hpp>
+#include <cuguard/emulation.hpp> // before the toolkit's headers
+#include <cuguard/detail/runtime/backend.hpp>
+#include <cuguard/lifetime.hpp>
+
+#include <cuda_runtime.h>
+
+#include <dlfcn.h>
+#include <execinfo.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <mutex>
+#include <set>
+#include <thread>
+
+/// An emulated stream: streams run nothing asynchronously under emulation, so a stream is its
+/// flags and priority.
+struct CUstream_st {
+  unsigned flags;
+  int priority;
+};
+/// An emulated event: when it was last recorded, on the host's clock.
+struct CUevent_st {
+  unsigned flags;
+  bool recorded;
+  std::chrono::steady_clock::time_point when;
+};
+
+CUGUARD_IMPL_BEGIN_NAMESPACE
+namespace detail {
+namespace emulated_runtime {
+
+/// The live streams and events (a destroyed or never-created handle is cudaErrorInvalidResourceHandle).
+struct handles {
+  std::mutex mutex;
+  std::set<const void*> live;
+};
+inline handles& live_handles() {
+  static handles* const h = new handles; // never destroyed: handles may be released late
+  return *h;
+}
+inline bool is_live(const void* handle) {
+  std::lock_guard<std::mutex> lock(live_handles().mutex);
+  return live_handles().live.count(handle) != 0;
+}
+inline void remember(const void* handle) {
+  std::lock_guard<std::mutex> lock(live_handles().mutex);
+  live_handles().live.insert(handle);
+}
+/// The default stream's handles (0, cudaStreamLegacy, cudaStreamPerThread), and live streams.
+inline bool valid_stream(cudaStream_t s) {
+  return s == nullptr || s == cudaStreamLegacy || s == cudaStreamPerThread || is_live(s);
+}
+
+/// The error cudaGetLastError returns, per host thread as in CUDA.
+inline cudaError_t& last_error() {
+  static thread_local cudaError_t e = cudaSuccess;
+  return e;
+}
+/// Returns `e`, remembering it for cudaGetLastError when it is an error.
+inline cudaError_t result(cudaError_t e) {
+  if (e != cudaSuccess) last_error() = e;
+  return e;
+}
+/// Deletes a live stream or event; cudaErrorInvalidResourceHandle if `handle` is not one.
+template <class Handle>
+cudaError_t destroy(Handle* handle) {
+  {
+    std::lock_guard<std::mutex> lock(live_handles().mutex);
+    if (handle == nullptr || live_handles().live.erase(handle) == 0) return result(cudaErrorInvalidResourceHandle);
+  }
+  delete handle;
+  return cudaSuccess;
+}
+
+/// A kernel trapped: as on a GPU, the context is lost and every later call fails.
+inline bool lost() { return backend::context_lost(); }
+
+/// Where a tracked allocation was made or released: the call, and the nearest function on the
+/// stack that is neither the runtime API nor cuguard's and has a name in the dynamic symbol table
+/// (cuguard::emulation links with -rdynamic; functions with internal linkage have none there,
+/// such as the toolkit's template overloads of cudaMalloc).
+inline cuda::std::source_location call_site(const char* call) {
+  void* frames[16];
+  const int depth = ::backtrace(frames, 16);
+  const char* function = "";
+  for (int i = 1; i < depth; ++i) {
+    Dl_info info{};
+    if (::dladdr(frames[i], &info) == 0 || info.dli_sname == nullptr) continue;
+    const text name = backend::readable_name(info.dli_sname);
+    if (name.starts_with("cuda") || name.starts_with("cuguard::")) continue;
+    function = keep_label(name.c_str());
+    break;
+  }
+  return cuda::std::source_location::current(call, function, 0, 0);
+}
+
+/// Allocates `bytes` listed as `space` into `*p` and tracks it.
+inline cudaError_t allocate(void** p, std::size_t bytes, memory_space space, const char* call) {
+  if (p == nullptr) return result(cudaErrorInvalidValue);
+  *p = nullptr;
+  if (lost()) return result(cudaErrorLaunchFailure);
+  if (backend::allocate_in(p, bytes, space) != 0) return result(cudaErrorMemoryAllocation);
+#if CUGUARD_IMPL_CHECKS
+  track(*p, bytes, call, space, space == memory_space::pinned ? -1 : 0, call_site(call));
+#else
+  (void)call;
+#endif
+  return cudaSuccess;
+}
+
+/// Frees the allocation that starts at `p` if `host` says what it is (pinned host memory for
+/// cudaFreeHost; device or managed memory for cudaFree); cudaErrorInvalidValue otherwise, as
+/// CUDA returns for a pointer it did not allocate, or freed already.
+inline cudaError_t free_block(void* p, bool host, const char* call) {
+  if (p == nullptr) return cudaSuccess;
+  if (lost()) return result(cudaErrorLaunchFailure);
+  std::uintptr_t begin = 0;
+  backend::emulated_block block{};
+  if (!backend::find_block(p, begin, block) || begin != reinterpret_cast<std::uintptr_t>(p) ||
+      (block.space == memory_space::pinned) != host)
+    return result(cudaErrorInvalidValue);
+#if CUGUARD_IMPL_CHECKS
+  registry().release_live(p, call_site(call));
+#else
+  (void)call;
+#endif
+  backend::free_in(p, block.space);
+  return cudaSuccess;
+}
+
+/// True if `bytes` bytes at `p` may be copied or set: inside the listed allocation `p` lies in,
+/// or (`must_be_listed` false) not in any listed allocation.
+inline bool range_ok(const void* p, std::size_t bytes, bool must_be_listed) {
+  if (bytes == 0) return true;
+  if (p == nullptr) return false;
+  std::uintptr_t begin = 0;
+  backend::emulated_block block{};
+  if (!backend::find_block(p, begin, block)) return !must_be_listed;
+  return reinterpret_cast<std::uintptr_t>(p) - begin <= block.bytes &&
+         bytes <= block.bytes - (reinterpret_cast<std::uintptr_t>(p) - begin);
+}
+
+inline cudaError_t copy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind) {
+  if (lost()) return result(cudaErrorLaunchFailure);
+  bool dst_device = false, src_device = false;
+  switch (kind) {
+  case cudaMemcpyHostToHost: break;
+  case cudaMemcpyHostToDevice: dst_device = true; break;
+  case cudaMemcpyDeviceToHost: src_device = true; break;
+  case cudaMemcpyDeviceToDevice: dst_device = src_device = true; break;
+  case cudaMemcpyDefault: break;
+  default: return result(cudaErrorInvalidMemcpyDirection);
+  }
+  if (!range_ok(dst, bytes, dst_device) || !range_ok(src, bytes, src_device)) return result(cudaErrorInvalidValue);
+  if (bytes != 0) std::memmove(dst, src, bytes);
+  return cudaSuccess;
+}
+
+inline cudaError_t set(void* p, int value, std::size_t bytes) {
+  if (lost()) return result(cudaErrorLaunchFailure);
+  if (!range_ok(p, bytes, true)) return result(cudaErrorInvalidValue);
+  if (bytes != 0) std::memset(p, value, bytes);
+  return cudaSuccess;
+}
+
+/// Total and free bytes of the machine's memory, as the device's.
+inline void machine_memory(std::size_t& total, std::size_t& available) {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), avail = ::sysconf(_SC_AVPHYS_PAGES), size = ::sysconf(_SC_PAGESIZE);
+  total = pages > 0 && size > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(size) : 0;
+  available = avail > 0 && size > 0 ? static_cast<std::size_t>(avail) * static_cast<std::size_t>(size) : 0;
+}
+
+/// The emulated device, as cudaGetDeviceProperties describes it.
+inline void describe_device(cudaDeviceProp& p) {
+  std::memset(&p, 0, sizeof p);
+  std::snprintf(p.name, sizeof p.name, "cuguard emulation (CPU threads)");
+  std::size_t available = 0;
+  machine_memory(p.totalGlobalMem, available);
+  p.sharedMemPerBlock = 48 * 1024;
+  p.sharedMemPerBlockOptin = 227 * 1024;
+  p.sharedMemPerMultiprocessor = 228 * 1024;
+  p.regsPerBlock = 65536;
+  p.regsPerMultiprocessor = 65536;
+  p.warpSize = 32;
+  p.maxThreadsPerBlock = 1024;
+  p.maxThreadsDim[0] = 1024;
+  p.maxThreadsDim[1] = 1024;
+  p.maxThreadsDim[2] = 64;
+  p.maxGridSize[0] = 2147483647;
+  p.maxGridSize[1] = 65535;
+  p.maxGridSize[2] = 65535;
+  p.totalConstMem = 64 * 1024;
+  p.major = 9;
+  p.minor = 0;
+  const unsigned cores = std::thread::hardware_concurrency();
+  p.multiProcessorCount = cores == 0 ? 1 : static_cast<int>(cores);
+  p.maxThreadsPerMultiProcessor = 2048;
+  p.maxBlocksPerMultiProcessor = 32;
+  p.unifiedAddressing = 1;
+  p.managedMemory = 1;
+  p.concurrentManagedAccess = 1;
+}
+
+} // namespace emulated_runtime
+} // namespace detail
+CUGUARD_IMPL_END_NAMESPACE
