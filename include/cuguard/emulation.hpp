@@ -87,51 +87,63 @@ inline int __syncthreads_count(int predicate, const char* file = __builtin_FILE(
   r.barrier({file, function, line});
   return count;
 }
-inline void __syncwarp(unsigned = 0xffffffffu) { ::cuguard::detail::engine::runner().warp_barrier(); }
+// The warp-synchronous functions: each waits for the lanes of its mask (a lane outside its own
+// mask, or a mask naming a lane that returned, is reported as synccheck reports it), with the
+// caller's position for the report.
+#define CUGUARD_IMPL_CALLER \
+  const char *file = __builtin_FILE(), const char *function = __builtin_FUNCTION(), unsigned line = __builtin_LINE()
+#define CUGUARD_IMPL_WARP_CALL(NAME) ::cuguard::detail::engine::warp_call{mask, {file, function, line}, NAME}
+inline void __syncwarp(unsigned mask = 0xffffffffu, CUGUARD_IMPL_CALLER) {
+  ::cuguard::detail::engine::runner().warp_barrier(CUGUARD_IMPL_WARP_CALL("__syncwarp"));
+}
 inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 inline void __threadfence_block() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 inline void __threadfence_system() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 [[noreturn]] inline void __trap() { ::cuguard::detail::engine::runner().trap(); }
 inline unsigned __activemask() { return ::cuguard::detail::engine::runner().active_mask(); }
-inline unsigned __ballot_sync(unsigned, int predicate) {
-  return ::cuguard::detail::engine::runner().ballot(predicate != 0);
+inline unsigned __ballot_sync(unsigned mask, int predicate, CUGUARD_IMPL_CALLER) {
+  return ::cuguard::detail::engine::runner().ballot(predicate != 0, CUGUARD_IMPL_WARP_CALL("__ballot_sync"));
 }
-inline int __any_sync(unsigned mask, int predicate) { return __ballot_sync(mask, predicate) != 0; }
-inline int __all_sync(unsigned, int predicate) {
-  auto& r = ::cuguard::detail::engine::runner();
-  const unsigned active = r.active_mask();
-  return r.ballot(predicate != 0) == active;
+inline int __any_sync(unsigned mask, int predicate, CUGUARD_IMPL_CALLER) {
+  return ::cuguard::detail::engine::runner().ballot(predicate != 0, CUGUARD_IMPL_WARP_CALL("__any_sync")) != 0;
+}
+inline int __all_sync(unsigned mask, int predicate, CUGUARD_IMPL_CALLER) {
+  unsigned voters = 0;
+  const unsigned votes = ::cuguard::detail::engine::runner().ballot(predicate != 0, CUGUARD_IMPL_WARP_CALL("__all_sync"), &voters);
+  return votes == voters; // every live lane of the mask voted yes
 }
 template <class T>
-inline T __shfl_sync(unsigned, T value, int src_lane, int width = 32) {
+inline T __shfl_sync(unsigned mask, T value, int src_lane, int width = 32, CUGUARD_IMPL_CALLER) {
   namespace d = ::cuguard::detail::engine;
   const unsigned lane = d::lane();
   const unsigned base = lane - lane % static_cast<unsigned>(width);
   const unsigned src = base + static_cast<unsigned>(src_lane) % static_cast<unsigned>(width);
-  return d::from_bits<T>(d::runner().exchange(d::to_bits(value), src));
+  return d::from_bits<T>(d::runner().exchange(d::to_bits(value), src, CUGUARD_IMPL_WARP_CALL("__shfl_sync")));
 }
 template <class T>
-inline T __shfl_xor_sync(unsigned, T value, int lane_mask, int width = 32) {
+inline T __shfl_xor_sync(unsigned mask, T value, int lane_mask, int width = 32, CUGUARD_IMPL_CALLER) {
   namespace d = ::cuguard::detail::engine;
   const unsigned lane = d::lane();
   unsigned src = lane ^ static_cast<unsigned>(lane_mask);
   if (src / static_cast<unsigned>(width) != lane / static_cast<unsigned>(width)) src = lane;
-  return d::from_bits<T>(d::runner().exchange(d::to_bits(value), src));
+  return d::from_bits<T>(d::runner().exchange(d::to_bits(value), src, CUGUARD_IMPL_WARP_CALL("__shfl_xor_sync")));
 }
 template <class T>
-inline T __shfl_down_sync(unsigned, T value, unsigned delta, int width = 32) {
+inline T __shfl_down_sync(unsigned mask, T value, unsigned delta, int width = 32, CUGUARD_IMPL_CALLER) {
   namespace d = ::cuguard::detail::engine;
   const unsigned lane = d::lane(), w = static_cast<unsigned>(width);
   const unsigned src = (lane % w) + delta < w ? lane + delta : lane;
-  return d::from_bits<T>(d::runner().exchange(d::to_bits(value), src));
+  return d::from_bits<T>(d::runner().exchange(d::to_bits(value), src, CUGUARD_IMPL_WARP_CALL("__shfl_down_sync")));
 }
 template <class T>
-inline T __shfl_up_sync(unsigned, T value, unsigned delta, int width = 32) {
+inline T __shfl_up_sync(unsigned mask, T value, unsigned delta, int width = 32, CUGUARD_IMPL_CALLER) {
   namespace d = ::cuguard::detail::engine;
   const unsigned lane = d::lane(), w = static_cast<unsigned>(width);
   const unsigned src = lane % w >= delta ? lane - delta : lane;
-  return d::from_bits<T>(d::runner().exchange(d::to_bits(value), src));
+  return d::from_bits<T>(d::runner().exchange(d::to_bits(value), src, CUGUARD_IMPL_WARP_CALL("__shfl_up_sync")));
 }
+#undef CUGUARD_IMPL_WARP_CALL
+#undef CUGUARD_IMPL_CALLER
 
 template <class T>
 inline T __ldg(const T* p) { return *p; }

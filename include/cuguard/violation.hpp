@@ -46,6 +46,7 @@ enum class operation : unsigned char {
   to_mdspan,         ///< to_mdspan() (or the conversion to an mdspan)
   barrier,           ///< __syncthreads() (found by emulation)
   subscript,         ///< a[i] of an ATen-style accessor (cuguard::torch), on a dimension before the last
+  warp_sync,         ///< __syncwarp(mask) or a *_sync warp intrinsic (found by emulation)
 };
 
 /// Where a view's memory lives, as far as cuguard knows.

@@ -130,13 +130,11 @@ __global__ void neighbour(cuguard::checked_view<int, 1> out, int stamp, bool syn
 
 /// Runs neighbour under `order` (twice: the tile is left holding the first run's values).
 std::vector<int> neighbour_under(const char* order, bool synced) {
-  namespace emu = cuguard::detail::engine;
-  const emu::schedule before = emu::active_schedule();
-  emu::active_schedule() = emu::schedule::from_text(order);
   cuguard::device_buffer<int> out(64, "out");
-  cuguard::launch(neighbour, 1, 64, out.view(), 1000, synced);
-  cuguard::launch(neighbour, 1, 64, out.view(), 2000, synced);
-  emu::active_schedule() = before;
+  device_test_support::under_schedule(order, [&] {
+    cuguard::launch(neighbour, 1, 64, out.view(), 1000, synced);
+    cuguard::launch(neighbour, 1, 64, out.view(), 2000, synced);
+  });
   cuguard::check();
   return out.to_host();
 }

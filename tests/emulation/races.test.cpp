@@ -131,15 +131,6 @@ __global__ void view_read(cuguard::checked_view<int, 1> out) {
   out(threadIdx.x) = v(threadIdx.x);
 }
 
-/// Runs `f` with the threads of every block in `order`.
-template <class F>
-void under(const char* order, F f) {
-  namespace emu = cuguard::detail::engine;
-  const emu::schedule before = emu::active_schedule();
-  emu::active_schedule() = emu::schedule::from_text(order);
-  f();
-  emu::active_schedule() = before;
-}
 } // namespace race_tests
 
 #  if CUGUARD_IMPL_CHECKS
@@ -152,7 +143,7 @@ TEST_CASE("a missing __syncthreads() between a tile's stores and another thread'
   std::vector<std::vector<int>> results;
   for (const char* order : {"forward", "reverse", "random:3", "forward"}) {
     CAPTURE(order);
-    race_tests::under(order, [&] { cuguard::launch(race_tests::neighbour, 1, 64, in.view(), out.view(), false); });
+    device_test_support::under_schedule(order, [&] { cuguard::launch(race_tests::neighbour, 1, 64, in.view(), out.view(), false); });
     const cuguard_test::caught c = device_test_support::checked();
     REQUIRE(c.thrown); // the same values as the run before: the stores still show
     const cuguard::violation& v = c.report;
@@ -192,7 +183,7 @@ TEST_CASE("a missing __syncthreads() between a tile's stores and another thread'
   // With the barrier, nothing is reported under any schedule, and the results agree.
   for (const char* order : {"forward", "reverse", "random:3"}) {
     CAPTURE(order);
-    race_tests::under(order, [&] { cuguard::launch(race_tests::neighbour, 1, 64, in.view(), out.view(), true); });
+    device_test_support::under_schedule(order, [&] { cuguard::launch(race_tests::neighbour, 1, 64, in.view(), out.view(), true); });
     CHECK(!device_test_support::checked().thrown);
     const std::vector<int> got = out.to_host();
     for (int i = 0; i < 64; ++i) CHECK(got[static_cast<std::size_t>(i)] == 100 + (i + 1) % 64);
@@ -201,7 +192,7 @@ TEST_CASE("a missing __syncthreads() between a tile's stores and another thread'
 
 TEST_CASE("two threads storing to one shared element is a shared_race (write after write)") {
   cuguard::device_buffer<int> out(32, "out");
-  race_tests::under("forward", [&] { cuguard::launch(race_tests::same_element, 1, 32, out.view()); });
+  device_test_support::under_schedule("forward", [&] { cuguard::launch(race_tests::same_element, 1, 32, out.view()); });
   const cuguard_test::caught c = device_test_support::checked();
   REQUIRE(c.thrown);
   CHECK(c.report.kind == cuguard::violation_kind::shared_race);
@@ -217,7 +208,7 @@ TEST_CASE("two threads storing to one shared element is a shared_race (write aft
 TEST_CASE("shared memory used correctly reports no race: atomics, __syncwarp(), 2-D tiles, more blocks") {
   for (const char* order : {"forward", "reverse", "random:11"}) {
     CAPTURE(order);
-    race_tests::under(order, [&] {
+    device_test_support::under_schedule(order, [&] {
       cuguard::device_buffer<int> values(64, "values"), counts(8, "counts");
       std::vector<int> v(64);
       for (int i = 0; i < 64; ++i) v[static_cast<std::size_t>(i)] = i % 8;
@@ -256,7 +247,7 @@ TEST_CASE("a store after other warps' reads is a race under every schedule, even
   for (const char* order : {"forward", "reverse", "random:5"}) {
     CAPTURE(order);
     cuguard::device_buffer<int> out(64, "out");
-    race_tests::under(order, [&] { cuguard::launch(race_tests::broadcast_then_store, 1, 64, out.view()); });
+    device_test_support::under_schedule(order, [&] { cuguard::launch(race_tests::broadcast_then_store, 1, 64, out.view()); });
     const cuguard_test::caught c = device_test_support::checked();
     REQUIRE(c.thrown);
     CHECK(c.report.kind == cuguard::violation_kind::shared_race);

@@ -18,4 +18,15 @@ inline cuguard_test::caught checked() {
 inline bool ends_with(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
+#if CUGUARD_IMPL_EMULATION
+/// Runs `f` with the threads of every block in the order CUGUARD_EMULATION_SCHEDULE=`order` gives.
+template <class F>
+void under_schedule(const char* order, F f) {
+  namespace emu = cuguard::detail::engine;
+  const emu::schedule before = emu::active_schedule();
+  emu::active_schedule() = emu::schedule::from_text(order);
+  f();
+  emu::active_schedule() = before;
+}
+#endif
 } // namespace device_test_support

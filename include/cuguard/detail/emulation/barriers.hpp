@@ -45,12 +45,77 @@ inline void note_divergence(const fiber* fibers, unsigned threads, int returned,
              o.ids.thread_idx, other == returned ? barrier_site{"", "", 0} : o.site};
 }
 
-/// Opens the block barrier when every live thread of `fibers` waits at it, else each warp
-/// barrier whose live lanes all wait at it, telling `races` what opened. False when no thread is
-/// live; throws std::logic_error when threads wait and none can go on (a deadlock).
+/// A warp-synchronous call: the lanes it names, where it is, and which function it is.
+struct warp_call {
+  unsigned mask;
+  barrier_site site;
+  const char* name; ///< "__syncwarp", "__shfl_sync", ...
+};
+
+/// The first problem of a grid with a warp-synchronous call (__syncwarp(mask), the *_sync
+/// intrinsics), as compute-sanitizer's synccheck names them: a lane whose own bit is not in its
+/// mask; a lane the mask names that has not exited and never calls with that mask, since it waits
+/// at another barrier (a GPU would hang). Emulation lets the lanes go on.
+struct warp_problem {
+  enum class what : unsigned char { lane_outside_mask, different_barriers };
+  bool found;
+  what kind;
+  uint3 block;
+  uint3 waiting;     ///< the lane that calls (or waits)
+  barrier_site site; ///< its call
+  unsigned mask;     ///< its mask
+  const char* call;  ///< the function it calls
+  uint3 other;            ///< the lane that waits elsewhere (lane_outside_mask: itself)
+  barrier_site other_site; ///< where it waits
+};
+
+/// Notes a warp problem of `lane` against `other` (the first of the grid only).
+inline void note_warp_problem(warp_problem& p, warp_problem::what kind, const fiber& lane, const fiber& other) {
+  if (p.found) return;
+  p = {true, kind, lane.ids.block_idx, lane.ids.thread_idx, lane.site, lane.mask, lane.call, other.ids.thread_idx,
+       other.site};
+}
+
+/// The lanes (bits, lane 0 lowest) of the warp whose first thread is `warp[0]` (`lanes` of them)
+/// that waiting lane `l`'s mask names and that have not exited: those it waits for. As on a GPU,
+/// a lane that returned from the kernel (or that a violation stopped) is not waited for; lanes
+/// past the block's last do not exist.
+inline unsigned warp_group(const fiber* warp, unsigned lanes, unsigned l) {
+  const unsigned named = warp[l].mask & (lanes >= 32 ? ~0u : (1u << lanes) - 1);
+  unsigned group = 0;
+  for (unsigned k = 0; k < lanes; ++k)
+    if ((named >> k & 1u) && warp[k].st != fiber_state::done) group |= 1u << k;
+  return group;
+}
+
+/// Opens the warp barriers of one warp whose groups are complete: every lane of the group waits
+/// at a warp barrier with the same mask. With `force` (nothing else can go on), opens the first
+/// waiting lane's group anyway, noting the lane that waits elsewhere. True if one opened.
+inline bool release_warp(fiber* warp, unsigned lanes, bool force, warp_problem& problem) {
+  for (unsigned l = 0; l < lanes; ++l) {
+    if (warp[l].st != fiber_state::at_warp_barrier) continue;
+    const unsigned group = warp_group(warp, lanes, l);
+    int elsewhere = -1;
+    for (unsigned k = 0; k < lanes && elsewhere < 0; ++k)
+      if ((group >> k & 1u) && (warp[k].st != fiber_state::at_warp_barrier || warp[k].mask != warp[l].mask))
+        elsewhere = static_cast<int>(k);
+    if (elsewhere >= 0 && !force) continue;
+    if (elsewhere >= 0) note_warp_problem(problem, warp_problem::what::different_barriers, warp[l], warp[elsewhere]);
+    for (unsigned k = 0; k < lanes; ++k)
+      if ((group >> k & 1u) && warp[k].st == fiber_state::at_warp_barrier && warp[k].mask == warp[l].mask)
+        warp[k].st = fiber_state::ready;
+    return true;
+  }
+  return false;
+}
+
+/// Opens the block barrier when every live thread of `fibers` waits at it, else the warp
+/// barriers whose groups are complete (release_warp), telling `races` what opened; where neither
+/// can open but lanes wait at a warp barrier, the first such group is opened and the problem noted
+/// (a GPU would hang). False when no thread is live.
 inline bool release_barriers(fiber* fibers, unsigned threads, int& returned, barrier_problem& problem,
-                             race_detector& races) {
-  bool live = false, all_at_barrier = true, released = false;
+                             warp_problem& warp_found, race_detector& races) {
+  bool live = false, all_at_barrier = true;
   for (unsigned t = 0; t < threads; ++t) {
     if (fibers[t].st == fiber_state::done) continue;
     live = true;
@@ -65,23 +130,19 @@ inline bool release_barriers(fiber* fibers, unsigned threads, int& returned, bar
       if (fibers[t].st == fiber_state::at_barrier) fibers[t].st = fiber_state::ready;
     return true;
   }
-  for (unsigned base = 0; base < threads; base += 32) {
-    bool any = false, all = true;
-    for (unsigned t = base; t < base + 32 && t < threads; ++t) {
-      if (fibers[t].st == fiber_state::done) continue;
-      any = true;
-      if (fibers[t].st != fiber_state::at_warp_barrier) all = false;
+  for (const bool force : {false, true}) {
+    bool released = false;
+    for (unsigned base = 0; base < threads; base += 32) {
+      const unsigned lanes = threads - base < 32 ? threads - base : 32;
+      if (release_warp(fibers + base, lanes, force, warp_found)) {
+        races.warp_barrier(base / 32);
+        released = true;
+        if (force) return true; // one forced group at a time: the others may complete now
+      }
     }
-    if (!any || !all) continue;
-    for (unsigned t = base; t < base + 32 && t < threads; ++t)
-      if (fibers[t].st == fiber_state::at_warp_barrier) fibers[t].st = fiber_state::ready;
-    races.warp_barrier(base / 32);
-    released = true;
+    if (released) return true;
   }
-  if (!released)
-    throw std::logic_error("cuguard emulation: deadlock: threads of one block wait at different barriers "
-                           "(__syncthreads() and a warp-wide operation), which a GPU would not complete either");
-  return true;
+  throw std::logic_error("cuguard emulation: threads of a block wait, and no barrier can open"); // unreachable
 }
 
 } // namespace engine

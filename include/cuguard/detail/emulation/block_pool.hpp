@@ -187,7 +187,7 @@ class block_pool {
         r.starts.emplace_back(b, r.counters.count);
         return b;
       });
-      r.found = findings{scope.runner.problem(), scope.runner.race()};
+      r.found = findings{scope.runner.problem(), scope.runner.race(), scope.runner.warp_found()};
     } catch (const engine::trapped&) {
       r.trapped = true;
       r.failed_block = runner.current_block();
@@ -212,20 +212,20 @@ class block_pool {
     }
     const std::uint64_t last = failed != nullptr ? failed->failed_block : blocks_;
     findings out{};
-    std::uint64_t divergent_block = 0, race_block = 0;
+    std::uint64_t divergent_block = 0, race_block = 0, warp_block = 0;
+    const auto keep_lowest = [this](auto& kept, std::uint64_t& kept_block, const auto& found) {
+      if (!found.found || (kept.found && number(found.block) >= kept_block)) return;
+      kept = found;
+      kept_block = number(found.block);
+    };
     for (unsigned i = 0; i < workers; ++i) {
       const result& r = *results_[i];
       if (launch.counters != nullptr) launch.counters->count += r.count_up_to(last);
       const std::uint64_t at = number(r.ch.rec.v.block);
       if (r.counters.claim != 0 && at <= last && (first == nullptr || at < number(first->ch.rec.v.block))) first = &r;
-      if (r.found.divergent.found && (!out.divergent.found || number(r.found.divergent.block) < divergent_block)) {
-        out.divergent = r.found.divergent;
-        divergent_block = number(r.found.divergent.block);
-      }
-      if (r.found.race.found && (!out.race.found || number(r.found.race.block) < race_block)) {
-        out.race = r.found.race;
-        race_block = number(r.found.race.block);
-      }
+      keep_lowest(out.divergent, divergent_block, r.found.divergent);
+      keep_lowest(out.race, race_block, r.found.race);
+      keep_lowest(out.warp, warp_block, r.found.warp);
     }
     if (first != nullptr && launch.report != nullptr && launch.counters != nullptr && launch.counters->claim == 0) {
       launch.report->rec = first->ch.rec;

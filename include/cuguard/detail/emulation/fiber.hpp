@@ -63,7 +63,9 @@ struct fiber {
   thread_context ids;
   platform::emulated_thread seam; ///< ids, as device code sees them (the device seam)
   void* fake_stack;  ///< AddressSanitizer's fake stack of the fiber while it is switched away from
-  barrier_site site; ///< the __syncthreads() it waits at (fiber_state::at_barrier)
+  barrier_site site; ///< the barrier it waits at (at_barrier: __syncthreads(); at_warp_barrier: `call`)
+  unsigned mask;     ///< the lanes its warp barrier waits for (at_warp_barrier)
+  const char* call;  ///< the warp-synchronous function it waits in ("__syncwarp", "__shfl_sync", ...)
 };
 
 } // namespace engine

@@ -69,6 +69,7 @@ class grid_runner {
     arg_ = arg;
     error_ = nullptr;
     problem_ = barrier_problem{};
+    warp_problem_ = warp_problem{};
     for (std::uint64_t b = next(); b != no_block; b = next()) {
       current_block_ = b;
       const std::uint64_t plane = std::uint64_t{grid.x} * grid.y;
@@ -92,17 +93,24 @@ class grid_runner {
   const barrier_problem& problem() const noexcept { return problem_; }
   /// The grid's first race on shared memory (found false: none).
   const shared_race& race() const noexcept { return races_.first(); }
+  /// The grid's first problem with a warp-synchronous call (found false: none).
+  const warp_problem& warp_found() const noexcept { return warp_problem_; }
 
-  /// __syncwarp(): waits for the lanes of this warp that have not exited.
-  void warp_barrier() { wait(fiber_state::at_warp_barrier); }
-
-  /// Exchanges `bits` across the warp: every lane deposits, all wait, each reads lane `src_lane`.
-  std::uint64_t exchange(std::uint64_t bits, unsigned src_lane) {
-    return lanes_.exchange(fibers_.data(), threads_, current_, bits, src_lane, [this] { warp_barrier(); });
+  /// A warp-synchronous call (__syncwarp(mask), and each exchange of a *_sync intrinsic): waits
+  /// until every lane its mask names that has not stopped waits with the same mask (barriers.hpp).
+  /// A lane outside its own mask waits for nothing, and that is noted (a GPU leaves it undefined).
+  void warp_barrier(const warp_call& call) {
+    if (warp_lanes::arrive(fibers_.data(), current_, call, warp_problem_)) wait(fiber_state::at_warp_barrier);
   }
-  /// Ballot over the lanes of this warp that have not exited.
-  unsigned ballot(bool predicate) {
-    return lanes_.ballot(fibers_.data(), threads_, current_, predicate, [this] { warp_barrier(); });
+
+  /// Exchanges `bits` across the lanes of `call`'s mask: every lane deposits, all wait, each
+  /// reads lane `src_lane`'s.
+  std::uint64_t exchange(std::uint64_t bits, unsigned src_lane, const warp_call& call) {
+    return lanes_.exchange(fibers_.data(), threads_, current_, bits, src_lane, call.mask, [&] { warp_barrier(call); });
+  }
+  /// Ballot over the lanes of `call`'s mask that have not exited (`voters`, where given: those lanes).
+  unsigned ballot(bool predicate, const warp_call& call, unsigned* voters = nullptr) {
+    return lanes_.ballot(fibers_.data(), threads_, current_, predicate, call.mask, [&] { warp_barrier(call); }, voters);
   }
   /// Lanes of this warp that have not exited.
   unsigned active_mask() const { return warp_lanes::active_mask(fibers_.data(), threads_, current_); }
@@ -173,6 +181,8 @@ class grid_runner {
       f.stack = -1;
       f.on_scheduler_stack = false;
       f.fake_stack = nullptr;
+      f.mask = 0;
+      f.call = "";
       f.ids = thread_context{uint3{t % block.x, (t / block.x) % block.y, t / (block.x * block.y)}, block_idx, block, grid};
       f.seam = f.ids.as_seen_by_device(seam_engine(), this);
     }
@@ -220,7 +230,7 @@ class grid_runner {
         if (!pass_ran_) {
           bool released = false;
           try {
-            released = release_barriers(fibers_.data(), threads_, returned_, problem_, races_);
+            released = release_barriers(fibers_.data(), threads_, returned_, problem_, warp_problem_, races_);
           } catch (...) {
             error_ = std::current_exception();
             return;
@@ -339,6 +349,7 @@ class grid_runner {
   int scheduler_stack_ = -1; ///< the stack the scheduler runs on (direct threads)
   void* os_sp_ = nullptr;    ///< run_block's stack pointer while the block runs (direct threads)
   barrier_problem problem_{};
+  warp_problem warp_problem_{};
   race_detector races_;
   std::uint64_t current_block_ = 0;
   bool protected_ = false;
@@ -365,79 +376,9 @@ inline const platform::emulated_engine* grid_runner::seam_engine() noexcept {
   return &engine;
 }
 
-inline void grid_runner::enter(unsigned t) {
-  current_ = t;
-  const thread_context& ids = fibers_[t].ids;
-  current_thread = &ids;
-  platform::running = &fibers_[t].seam;
-  ::threadIdx = ids.thread_idx;
-  ::blockIdx = ids.block_idx;
-  ::blockDim = ids.block_dim;
-  ::gridDim = ids.grid_dim;
-}
-
-inline void grid_runner::leave() {
-  races_.end_segment(current_);
-  current_thread = nullptr;
-  platform::running = nullptr;
-}
-
-#if CUGUARD_IMPL_DIRECT_THREADS
-inline void grid_runner::scheduler_entry() {
-  grid_runner* self = current_runner;
-  self->run_passes();
-  void* discard = nullptr;
-  cuguard_impl_fiber_switch(&discard, self->os_sp_); // the block is done: back to run_block
-  std::abort();                                       // unreachable
-}
-#endif
-
-__attribute__((noinline)) inline void grid_runner::resume(unsigned t) {
-  if (fibers_[t].stack < 0) start(fibers_[t]);
-  enter(t);
-  asan_leaving(&main_fake_stack_, stacks_.bottom(fibers_[t].stack), stack_pool::stack_size());
-  switch_context(main_, fibers_[t].context);
-  asan_arrived(main_fake_stack_, nullptr, nullptr);
-  current_thread = nullptr;
-  platform::running = nullptr;
-}
-
-inline void grid_runner::protect_runtime() {
-  if (protected_) return;
-  protected_ = true;
-  races_.protect(this, sizeof *this);
-  races_.protect(&::threadIdx, sizeof ::threadIdx);
-  races_.protect(&::blockIdx, sizeof ::blockIdx);
-  races_.protect(&::blockDim, sizeof ::blockDim);
-  races_.protect(&::gridDim, sizeof ::gridDim);
-  races_.protect(&current_runner, sizeof current_runner);
-  races_.protect(&current_thread, sizeof current_thread);
-  races_.protect(&platform::running, sizeof platform::running);
-}
-
-inline void grid_runner::switch_to_main(bool will_resume) {
-  races_.end_segment(current_);
-  fiber& f = fibers_[current_];
-  asan_leaving(will_resume ? &f.fake_stack : nullptr, main_stack_bottom_, main_stack_size_);
-  switch_context(f.context, main_);
-  asan_arrived(f.fake_stack, &main_stack_bottom_, &main_stack_size_);
-}
-
-inline void grid_runner::entry() {
-  grid_runner* self = current_runner;
-  asan_arrived(nullptr, &self->main_stack_bottom_, &self->main_stack_size_);
-  try {
-    self->body_(self->arg_);
-  } catch (...) {
-    self->error_ = std::current_exception();
-  }
-  // Returned from the kernel (a thread stopped at a violation ends in exit_thread instead); the
-  // lowest such thread, whatever the schedule.
-  self->returned(self->current_);
-  self->finish_current();
-  self->switch_to_main(false);
-}
-
 } // namespace engine
 } // namespace detail
 CUGUARD_IMPL_END_NAMESPACE
+
+// The runner's switches between the scheduler and its threads, defined: part of this header.
+#include <cuguard/detail/emulation/grid_runner_switching.hpp>

@@ -16,11 +16,13 @@ CUGUARD_IMPL_BEGIN_NAMESPACE
 namespace detail {
 namespace engine {
 
-/// What the scheduler found in a grid besides violations: the first divergent barrier and the
-/// first race on shared memory (each with found false: none).
+/// What the scheduler found in a grid besides violations: the first divergent barrier, the first
+/// race on shared memory and the first problem with a warp-synchronous call (each with found
+/// false: none).
 struct grid_findings {
   barrier_problem divergent;
   shared_race race;
+  warp_problem warp; ///< the first problem with a warp-synchronous call
 };
 
 /// The runner of the calling OS thread, current while the scope lasts (a kernel that launches a
@@ -47,7 +49,7 @@ inline grid_findings run_grid(dim3 grid, dim3 block, std::size_t dynamic_shared,
                                 void* arg) {
   runner_scope scope;
   scope.runner.run(grid, block, dynamic_shared, body, arg);
-  return grid_findings{scope.runner.problem(), scope.runner.race()};
+  return grid_findings{scope.runner.problem(), scope.runner.race(), scope.runner.warp_found()};
 }
 
 } // namespace engine

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cuguard/config.hpp>
+#include <cuguard/detail/emulation/barriers.hpp>
 #include <cuguard/detail/emulation/fiber.hpp>
 
 #include <cstdint>
@@ -21,30 +22,50 @@ class warp_lanes {
     if (words_.size() < threads) words_.resize(threads);
   }
 
-  /// Thread `t` exchanges `bits` across its warp and gets lane `src_lane`'s (its own where that
-  /// lane does not exist or exited).
+  /// Thread `t` exchanges `bits` with the lanes of `mask` and gets lane `src_lane`'s (its own
+  /// where that lane is not in the mask, does not exist or exited: a GPU leaves it undefined).
   template <class Wait>
   std::uint64_t exchange(const fiber* fibers, unsigned threads, unsigned t, std::uint64_t bits, unsigned src_lane,
-                         Wait&& wait) {
+                         unsigned mask, Wait&& wait) {
     words_[t] = bits;
     wait();
     const unsigned src = warp_base(t) + (src_lane % 32);
-    const std::uint64_t out = src < threads && fibers[src].st != fiber_state::done ? words_[src] : bits;
+    const bool named = (mask >> (src_lane % 32) & 1u) != 0;
+    const std::uint64_t out = named && src < threads && fibers[src].st != fiber_state::done ? words_[src] : bits;
     wait();
     return out;
   }
 
-  /// The ballot of thread `t`'s warp: bit l set where live lane l's predicate holds.
+  /// The ballot of the lanes of `mask` in thread `t`'s warp: bit l set where live lane l's
+  /// predicate holds; `voters`, where given, gets the live lanes of the mask that voted.
   template <class Wait>
-  unsigned ballot(const fiber* fibers, unsigned threads, unsigned t, bool predicate, Wait&& wait) {
+  unsigned ballot(const fiber* fibers, unsigned threads, unsigned t, bool predicate, unsigned mask, Wait&& wait,
+                  unsigned* voters = nullptr) {
     words_[t] = predicate ? 1 : 0;
     wait();
-    unsigned mask = 0;
+    unsigned votes = 0, live = 0;
     const unsigned base = warp_base(t);
-    for (unsigned l = 0; l < 32 && base + l < threads; ++l)
-      if (fibers[base + l].st != fiber_state::done && words_[base + l] != 0) mask |= 1u << l;
+    for (unsigned l = 0; l < 32 && base + l < threads; ++l) {
+      if ((mask >> l & 1u) == 0 || fibers[base + l].st == fiber_state::done) continue;
+      live |= 1u << l;
+      if (words_[base + l] != 0) votes |= 1u << l;
+    }
+    if (voters != nullptr) *voters = live;
     wait();
-    return mask;
+    return votes;
+  }
+
+  /// Thread `t` makes the warp-synchronous call `call` (its mask, site and name, kept for the
+  /// barrier): true where it then waits, false where it waits for nothing, since its own lane is
+  /// not in the mask (noted in `problem`).
+  static bool arrive(fiber* fibers, unsigned t, const warp_call& call, warp_problem& problem) {
+    fiber& f = fibers[t];
+    f.mask = call.mask;
+    f.site = call.site;
+    f.call = call.name;
+    if ((call.mask >> (t % 32) & 1u) != 0) return true;
+    note_warp_problem(problem, warp_problem::what::lane_outside_mask, f, f);
+    return false;
   }
 
   /// The lanes of thread `t`'s warp that have not exited.

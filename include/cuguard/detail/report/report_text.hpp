@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cuguard/config.hpp>
+#include <cuguard/detail/report/scheduler_text.hpp>
 #include <cuguard/detail/report/text.hpp>
+#include <cuguard/detail/report/text_parts.hpp>
 #include <cuguard/violation.hpp>
 
 #include <cstdint>
@@ -13,100 +15,6 @@
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
 namespace detail {
-
-inline void append_list(text& out, const std::int64_t* values, int n) {
-  for (int i = 0; i < n; ++i) {
-    if (i != 0) out << ", ";
-    out << values[i];
-  }
-}
-
-/// "float[2, 3]"
-inline void append_shape(text& out, const char* type, const std::int64_t* extents, int rank) {
-  out << type << '[';
-  append_list(out, extents, rank);
-  out << ']';
-}
-
-/// "'x' float[2, 3]" (or "unnamed float[2, 3]")
-inline void append_view(text& out, const violation& v) {
-  if (v.label[0] != '\0')
-    out << '\'' << v.label << "' ";
-  else
-    out << "unnamed ";
-  append_shape(out, v.type, v.extent, v.rank);
-}
-
-inline void append_strides(text& out, const violation& v) {
-  out << " strides [";
-  append_list(out, v.stride, v.rank);
-  out << ']';
-}
-
-inline void append_site(text& out, const char* prefix, const site_record& s) {
-  out << prefix << s.file;
-  if (s.line != 0) out << ':' << s.line;
-  if (s.function[0] != '\0') out << " in " << s.function;
-}
-
-inline void append_dim3(text& out, const unsigned (&v)[3]) {
-  out << '(' << v[0] << ',' << v[1] << ',' << v[2] << ')';
-}
-
-/// "dim 0 index 1030 >= extent 1024" or "dim 0 index -1 < 0"
-inline void append_index_vs_extent(text& out, int dim, std::int64_t index, std::int64_t extent) {
-  out << "dim " << dim << " index " << index;
-  if (index < 0)
-    out << " < 0";
-  else
-    out << " >= extent " << extent;
-}
-
-inline const char* operation_name(operation op) {
-  switch (op) {
-    case operation::access: return "access";
-    case operation::vector_load: return "vector load";
-    case operation::vector_store: return "vector store";
-    case operation::slice: return "slice";
-    case operation::select: return "select";
-    case operation::permute: return "permute";
-    case operation::reshape: return "reshape";
-    case operation::make_view: return "make_view";
-    case operation::bounded: return "bounded";
-    case operation::expect_contiguous: return "expect_contiguous";
-    case operation::expect_shape: return "expect_shape";
-    case operation::release: return "release";
-    case operation::launch: return "launch";
-    case operation::expect_finite: return "expect_finite";
-    case operation::to_mdspan: return "to_mdspan";
-    case operation::barrier: return "__syncthreads";
-    case operation::subscript: return "subscript";
-  }
-  return "operation";
-}
-
-inline bool is_vector_access(const violation& v) {
-  return v.op == operation::vector_load || v.op == operation::vector_store;
-}
-
-/// A recorded number, as unsigned bits where it was given unsigned.
-inline void append_number(text& out, std::int64_t n, bool is_unsigned) {
-  if (is_unsigned)
-    out << static_cast<std::uint64_t>(n);
-  else
-    out << n;
-}
-
-/// a + b, written without overflow: a sum past the int64 maximum (an index near it plus a
-/// width) is written as the unsigned number it is.
-inline void append_sum(text& out, std::int64_t a, std::int64_t b) {
-  if (a >= 0 && b >= 0)
-    out << static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b);
-  else if ((a < 0) != (b < 0))
-    out << a + b;
-  else // both negative
-    out << '-' << (0 - static_cast<std::uint64_t>(a)) + (0 - static_cast<std::uint64_t>(b));
-}
 
 /// "vector load of 4 elements from 'x' float[8] at (6): " and the like: the access a report is about.
 inline void append_access(text& out, const violation& v, const char* adjective) {
@@ -320,52 +228,6 @@ inline void append_non_finite(text& out, const violation& v) {
   out << " at (";
   append_list(out, v.index, v.rank);
   out << ')';
-}
-
-/// "divergent barrier: thread (0,0,0) waits at __syncthreads() at k.cu:12, thread (16,0,0)
-/// returned without reaching it" (or: "... waits at the one at k.cu:15")
-inline void append_divergent_barrier(text& out, const violation& v) {
-  out << "divergent barrier: thread ";
-  append_dim3(out, v.thread);
-  out << " waits at __syncthreads() at " << v.file << ':' << v.line << ", thread ";
-  append_dim3(out, v.other_thread);
-  if (v.other_site.line == 0) {
-    out << " returned without reaching it";
-  } else {
-    append_site(out, " waits at the one at ", v.other_site);
-  }
-  out << " (a GPU lets the block pass or hangs: every thread of a block must reach the same __syncthreads())";
-}
-
-/// True if threads `a` and `b` of a block of `block` threads are in one warp (32 threads in
-/// x-fastest order).
-inline bool same_warp(const unsigned (&a)[3], const unsigned (&b)[3], const unsigned (&block)[3]) noexcept {
-  const auto linear = [&](const unsigned (&t)[3]) {
-    return t[0] + block[0] * (std::uint64_t{t[1]} + std::uint64_t{block[1]} * t[2]);
-  };
-  return block[0] != 0 && linear(a) / 32 == linear(b) / 32;
-}
-
-/// "shared memory race: thread (1,0,0) reads 'tile' int[64] at (2), which thread (2,0,0) wrote
-/// at k.cu:19 in f, with no barrier between them (...)"
-inline void append_shared_race(text& out, const violation& v) {
-  static const char* const verbs[3][2] = {{" reads ", "wrote"}, {" writes ", "read"}, {" writes ", "wrote"}};
-  const auto order = static_cast<std::size_t>(v.value >= 0 && v.value < 3 ? v.value : 0);
-  out << "shared memory race: thread ";
-  append_dim3(out, v.thread);
-  out << verbs[order][0];
-  append_view(out, v);
-  out << " at (";
-  append_list(out, v.index, v.rank);
-  out << "), which thread ";
-  append_dim3(out, v.other_thread);
-  out << ' ' << verbs[order][1];
-  append_site(out, " at ", v.other_site);
-  out << ", with no barrier between them (on a GPU the result depends on which runs first: ";
-  if (same_warp(v.thread, v.other_thread, v.launch.block))
-    out << "they are lanes of one warp, and a __syncwarp() between the two orders them)";
-  else
-    out << "a __syncthreads() between the two orders them)";
 }
 
 /// The first line of a report: what went wrong, where in the view, against what.

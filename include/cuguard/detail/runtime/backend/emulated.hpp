@@ -271,6 +271,16 @@ inline uint3 thread_of(unsigned t, dim3 block) {
   return uint3{t % block.x, (t / block.x) % block.y, t / (block.x * block.y)};
 }
 
+inline void record_warp_problem(const detail::engine::warp_problem& w, dim3 grid, dim3 block) {
+  record_finding({w.block, w.waiting, w.other, w.site, w.other_site}, grid, block, [&](violation& v) {
+    v.kind = violation_kind::divergent_barrier;
+    v.op = operation::warp_sync;
+    v.value = static_cast<std::int64_t>(w.mask);
+    v.value_end = static_cast<std::int64_t>(w.kind);
+    copy_text(v.label, w.call);
+  });
+}
+
 inline void record_shared_race(const detail::engine::shared_race& r, dim3 grid, dim3 block) {
   const detail::engine::shared_access& a = r.access;
   record_finding({r.block, thread_of(r.thread, block), thread_of(r.other, block), a.site, r.other_site}, grid, block,
@@ -310,6 +320,7 @@ status launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t, Ker
         &ctx);
     if (found.divergent.found) record_divergent_barrier(found.divergent, grid, block);
     if (found.race.found) record_shared_race(found.race, grid, block);
+    if (found.warp.found) record_warp_problem(found.warp, grid, block);
   } catch (const detail::engine::trapped&) {
     trapped_context.store(true, std::memory_order_release);
   } catch (const std::exception& ex) {

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: Apache-2.0
+// grid_runner's switches between the scheduler and the threads it runs, defined: entering and
+// leaving a thread, resuming one, a thread's first frame, the scheduler on a fresh stack, and the
+// runtime's own thread_local state kept out of the race detector.
+#pragma once
+// Part of <cuguard/detail/emulation/grid_runner.hpp>, which includes it after the class.
+
+CUGUARD_IMPL_BEGIN_NAMESPACE
+namespace detail {
+namespace engine {
+
+inline void grid_runner::enter(unsigned t) {
+  current_ = t;
+  const thread_context& ids = fibers_[t].ids;
+  current_thread = &ids;
+  platform::running = &fibers_[t].seam;
+  ::threadIdx = ids.thread_idx;
+  ::blockIdx = ids.block_idx;
+  ::blockDim = ids.block_dim;
+  ::gridDim = ids.grid_dim;
+}
+
+inline void grid_runner::leave() {
+  races_.end_segment(current_);
+  current_thread = nullptr;
+  platform::running = nullptr;
+}
+
+#if CUGUARD_IMPL_DIRECT_THREADS
+inline void grid_runner::scheduler_entry() {
+  grid_runner* self = current_runner;
+  self->run_passes();
+  void* discard = nullptr;
+  cuguard_impl_fiber_switch(&discard, self->os_sp_); // the block is done: back to run_block
+  std::abort();                                       // unreachable
+}
+#endif
+
+__attribute__((noinline)) inline void grid_runner::resume(unsigned t) {
+  if (fibers_[t].stack < 0) start(fibers_[t]);
+  enter(t);
+  asan_leaving(&main_fake_stack_, stacks_.bottom(fibers_[t].stack), stack_pool::stack_size());
+  switch_context(main_, fibers_[t].context);
+  asan_arrived(main_fake_stack_, nullptr, nullptr);
+  current_thread = nullptr;
+  platform::running = nullptr;
+}
+
+inline void grid_runner::protect_runtime() {
+  if (protected_) return;
+  protected_ = true;
+  races_.protect(this, sizeof *this);
+  races_.protect(&::threadIdx, sizeof ::threadIdx);
+  races_.protect(&::blockIdx, sizeof ::blockIdx);
+  races_.protect(&::blockDim, sizeof ::blockDim);
+  races_.protect(&::gridDim, sizeof ::gridDim);
+  races_.protect(&current_runner, sizeof current_runner);
+  races_.protect(&current_thread, sizeof current_thread);
+  races_.protect(&platform::running, sizeof platform::running);
+}
+
+inline void grid_runner::switch_to_main(bool will_resume) {
+  races_.end_segment(current_);
+  fiber& f = fibers_[current_];
+  asan_leaving(will_resume ? &f.fake_stack : nullptr, main_stack_bottom_, main_stack_size_);
+  switch_context(f.context, main_);
+  asan_arrived(f.fake_stack, &main_stack_bottom_, &main_stack_size_);
+}
+
+inline void grid_runner::entry() {
+  grid_runner* self = current_runner;
+  asan_arrived(nullptr, &self->main_stack_bottom_, &self->main_stack_size_);
+  try {
+    self->body_(self->arg_);
+  } catch (...) {
+    self->error_ = std::current_exception();
+  }
+  // Returned from the kernel (a thread stopped at a violation ends in exit_thread instead); the
+  // lowest such thread, whatever the schedule.
+  self->returned(self->current_);
+  self->finish_current();
+  self->switch_to_main(false);
+}
+
+} // namespace engine
+} // namespace detail
+CUGUARD_IMPL_END_NAMESPACE

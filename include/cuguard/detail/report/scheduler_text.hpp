@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: Apache-2.0
+// The headlines of what the emulation scheduler finds: divergent barriers, problems with
+// warp-synchronous calls, races on shared memory.
+#pragma once
+
+#include <cuguard/config.hpp>
+#include <cuguard/detail/report/text.hpp>
+#include <cuguard/detail/report/text_parts.hpp>
+#include <cuguard/violation.hpp>
+
+#include <cstdint>
+#include <cstdio>
+
+CUGUARD_IMPL_BEGIN_NAMESPACE
+namespace detail {
+
+/// The headline of a problem with a warp-synchronous call (operation::warp_sync), as
+/// compute-sanitizer's synccheck finds them. `value` is the mask, `value_end` what went wrong
+/// (0: the lane is not in its own mask; 1: a lane of the mask waits at another barrier), `label`
+/// the function.
+inline void append_warp_sync(text& out, const violation& v) {
+  char mask[16];
+  std::snprintf(mask, sizeof mask, "0x%08x", static_cast<unsigned>(v.value));
+  const std::uint64_t linear =
+      v.thread[0] + v.launch.block[0] * (std::uint64_t{v.thread[1]} + std::uint64_t{v.launch.block[1]} * v.thread[2]);
+  const auto lane = static_cast<unsigned>(linear % 32);
+  out << (v.value_end == 0 ? "invalid warp mask: thread " : "divergent warp: thread ");
+  append_dim3(out, v.thread);
+  out << " calls " << v.label << '(' << mask << ") at " << v.file << ':' << v.line;
+  if (v.value_end == 0) {
+    out << ", a mask without its own lane " << lane
+        << " (every lane that calls a warp-synchronous function must be in its mask; the mask of the lanes that call "
+           "is __ballot_sync's of the condition they call under, or __activemask())";
+    return;
+  }
+  out << ", whose lane thread ";
+  append_dim3(out, v.other_thread);
+  append_site(out, " waits at another barrier, at ", v.other_site);
+  out << " (a GPU hangs or leaves the result undefined: every lane a mask names that has not exited must call "
+         "with that mask)";
+}
+
+/// "divergent barrier: thread (0,0,0) waits at __syncthreads() at k.cu:12, thread (16,0,0)
+/// returned without reaching it" (or: "... waits at the one at k.cu:15")
+inline void append_divergent_barrier(text& out, const violation& v) {
+  if (v.op == operation::warp_sync) return append_warp_sync(out, v);
+  out << "divergent barrier: thread ";
+  append_dim3(out, v.thread);
+  out << " waits at __syncthreads() at " << v.file << ':' << v.line << ", thread ";
+  append_dim3(out, v.other_thread);
+  if (v.other_site.line == 0) {
+    out << " returned without reaching it";
+  } else {
+    append_site(out, " waits at the one at ", v.other_site);
+  }
+  out << " (a GPU lets the block pass or hangs: every thread of a block must reach the same __syncthreads())";
+}
+
+/// True if threads `a` and `b` of a block of `block` threads are in one warp (32 threads in
+/// x-fastest order).
+inline bool same_warp(const unsigned (&a)[3], const unsigned (&b)[3], const unsigned (&block)[3]) noexcept {
+  const auto linear = [&](const unsigned (&t)[3]) {
+    return t[0] + block[0] * (std::uint64_t{t[1]} + std::uint64_t{block[1]} * t[2]);
+  };
+  return block[0] != 0 && linear(a) / 32 == linear(b) / 32;
+}
+
+/// "shared memory race: thread (1,0,0) reads 'tile' int[64] at (2), which thread (2,0,0) wrote
+/// at k.cu:19 in f, with no barrier between them (...)"
+inline void append_shared_race(text& out, const violation& v) {
+  static const char* const verbs[3][2] = {{" reads ", "wrote"}, {" writes ", "read"}, {" writes ", "wrote"}};
+  const auto order = static_cast<std::size_t>(v.value >= 0 && v.value < 3 ? v.value : 0);
+  out << "shared memory race: thread ";
+  append_dim3(out, v.thread);
+  out << verbs[order][0];
+  append_view(out, v);
+  out << " at (";
+  append_list(out, v.index, v.rank);
+  out << "), which thread ";
+  append_dim3(out, v.other_thread);
+  out << ' ' << verbs[order][1];
+  append_site(out, " at ", v.other_site);
+  out << ", with no barrier between them (on a GPU the result depends on which runs first: ";
+  if (same_warp(v.thread, v.other_thread, v.launch.block))
+    out << "they are lanes of one warp, and a __syncwarp() between the two orders them)";
+  else
+    out << "a __syncthreads() between the two orders them)";
+}
+
+} // namespace detail
+CUGUARD_IMPL_END_NAMESPACE
