@@ -10,17 +10,41 @@
 #  include <cuguard/detail/runtime/device_record.hpp>
 #endif
 
+#include <cuguard/violation_error.hpp>
+
 #include <cstdint>
+#include <cstdio>
+#include <exception>
+#include <utility>
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
 
-/// Waits for the work of `stream` (all work of the device when null), then reports: a violation
-/// recorded by device code throws violation_error (and the channel is cleared, so the program
-/// can go on); a CUDA error throws cuda_error naming the launch it follows. A trapped kernel
-/// still yields its recorded report.
-inline void check(cudaStream_t stream = nullptr) {
-  detail::backend::status err = detail::backend::synchronize(stream);
-  detail::runtime_state& rt = detail::runtime();
+namespace detail {
+/// True if device code of the current device recorded a violation that nothing has read: one
+/// read of the report channel's flag (mapped pinned memory). False with checks off.
+inline bool report_recorded() {
+#if CUGUARD_IMPL_CHECKS
+  host_lock lock(runtime().mutex);
+  const device_runtime* d = ready_device_locked();
+  return d != nullptr && __atomic_load_n(&d->host_channel->started, __ATOMIC_ACQUIRE) != 0u;
+#else
+  return false;
+#endif
+}
+/// True if check() has a report to throw: one recorded, or one printed that no check() threw.
+inline bool report_waiting() {
+  {
+    host_lock lock(runtime().mutex);
+    if (runtime().printed_count != 0) return true;
+  }
+  return report_recorded();
+}
+
+/// check() but for the reports printed already: waits for `stream`, then throws what device code
+/// recorded, or a CUDA error.
+inline void check_device(cudaStream_t stream) {
+  runtime_state& rt = runtime();
+  backend::status err = backend::synchronize(stream);
   bool lost = err != 0 || detail::backend::context_lost();
 #if CUGUARD_IMPL_CHECKS
   detail::device_runtime* ready = nullptr;
@@ -53,6 +77,22 @@ inline void check(cudaStream_t stream = nullptr) {
     throw cuda_error(0, message.c_str());
   }
 }
+} // namespace detail
+
+/// Waits for the work of `stream` (all work of the device when null), then reports: a violation
+/// recorded by device code throws violation_error (and the channel is cleared, so the program
+/// can go on); a CUDA error throws cuda_error naming the launch it follows. A trapped kernel
+/// still yields its recorded report. A report printed already at a synchronizing call of the
+/// emulated runtime API (and not thrown since) is thrown first.
+inline void check(cudaStream_t stream = nullptr) {
+  std::exception_ptr printed;
+  {
+    detail::host_lock lock(detail::runtime().mutex);
+    printed = detail::runtime().take_printed();
+  }
+  if (printed) std::rethrow_exception(printed);
+  detail::check_device(stream);
+}
 
 /// Reports a violation that device code of the current device has already recorded, without
 /// waiting for the device when there is none: one read of the report channel's flag (mapped
@@ -61,17 +101,37 @@ inline void check(cudaStream_t stream = nullptr) {
 /// calls it before each launch, so that an earlier kernel's violation is raised at the latest
 /// by the next launch. CUDA errors are left to check(). Nothing to do with checks off.
 inline void poll(cudaStream_t stream = nullptr) {
-#if CUGUARD_IMPL_CHECKS
-  bool recorded = false;
-  {
-    detail::host_lock lock(detail::runtime().mutex);
-    if (const detail::device_runtime* d = detail::ready_device_locked())
-      recorded = __atomic_load_n(&d->host_channel->started, __ATOMIC_ACQUIRE) != 0u;
+  if (detail::report_waiting()) check(stream);
+}
+
+namespace detail {
+/// Prints a report that device code recorded and nothing has read, to stderr, as
+/// compute-sanitizer prints what it finds (`when`: a line saying where it was found), so that a
+/// program that never calls check() loses none; the next check() still throws it. CUDA errors
+/// are left to the caller's own calls.
+inline void print_unread_report(const char* when) {
+  if (!report_recorded()) return;
+  try {
+    check_device(nullptr);
+  } catch (const violation_error& e) {
+    std::fprintf(stderr, "%s\n  (%s)\n", e.what(), when);
+    host_lock lock(runtime().mutex);
+    runtime().keep_printed(std::current_exception());
+  } catch (const cuda_error&) {
   }
-  if (recorded) check(stream);
-#else
-  (void)stream;
+}
+
+/// Under emulation, a report nothing read by the end of the program is printed then (from the
+/// first launch on; on a GPU the CUDA runtime is gone by then).
+inline void print_unread_report_at_exit() {
+#if CUGUARD_IMPL_EMULATION && CUGUARD_IMPL_CHECKS
+  struct at_exit {
+    ~at_exit() { print_unread_report("found at exit: no check() or synchronizing call read it"); }
+  };
+  static at_exit printer;
+  (void)printer;
 #endif
 }
+} // namespace detail
 
 CUGUARD_IMPL_END_NAMESPACE

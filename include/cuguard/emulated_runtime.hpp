@@ -19,6 +19,13 @@
 // tracked as device_buffer's is (checks on): a view of it used after cudaFree reports
 // use_after_free, a view of device memory read by host code reports wrong_memory_space, and a
 // copy or memset that runs past an allocation returns cudaErrorInvalidValue.
+//
+// A program written for nvcc never calls cuguard::check(): a report its kernels left (a
+// violation through a view, or what the scheduler finds: a divergent barrier, a warp-synchronous
+// call outside its mask, a race) is printed to stderr at the first synchronizing call after the
+// kernel (cudaDeviceSynchronize, cudaStreamSynchronize, cudaEventSynchronize, cudaMemcpy,
+// cudaMemset), as compute-sanitizer prints what it finds, and one no call read at exit; the next
+// check() still throws it. The calls' own results are CUDA's.
 #pragma once
 
 #include <cuguard/config.hpp>
@@ -82,6 +89,7 @@ inline cudaError_t cudaFreeHost(void* ptr) {
   return CUGUARD_IMPL_ER::free_block(ptr, true, "cudaFreeHost");
 }
 inline cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind) {
+  CUGUARD_IMPL_ER::synchronizing("cudaMemcpy");
   return CUGUARD_IMPL_ER::copy(dst, src, count, kind);
 }
 inline cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind,
@@ -89,7 +97,10 @@ inline cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, enu
   if (!CUGUARD_IMPL_ER::valid_stream(stream)) return CUGUARD_IMPL_ER::result(cudaErrorInvalidResourceHandle);
   return CUGUARD_IMPL_ER::copy(dst, src, count, kind);
 }
-inline cudaError_t cudaMemset(void* devPtr, int value, size_t count) { return CUGUARD_IMPL_ER::set(devPtr, value, count); }
+inline cudaError_t cudaMemset(void* devPtr, int value, size_t count) {
+  CUGUARD_IMPL_ER::synchronizing("cudaMemset");
+  return CUGUARD_IMPL_ER::set(devPtr, value, count);
+}
 inline cudaError_t cudaMemsetAsync(void* devPtr, int value, size_t count, cudaStream_t stream) {
   if (!CUGUARD_IMPL_ER::valid_stream(stream)) return CUGUARD_IMPL_ER::result(cudaErrorInvalidResourceHandle);
   return CUGUARD_IMPL_ER::set(devPtr, value, count);
@@ -116,6 +127,7 @@ inline cudaError_t cudaStreamCreate(cudaStream_t* pStream) { return cudaStreamCr
 inline cudaError_t cudaStreamDestroy(cudaStream_t stream) { return CUGUARD_IMPL_ER::destroy(stream); }
 inline cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
   if (!CUGUARD_IMPL_ER::valid_stream(stream)) return CUGUARD_IMPL_ER::result(cudaErrorInvalidResourceHandle);
+  CUGUARD_IMPL_ER::synchronizing("cudaStreamSynchronize");
   return CUGUARD_IMPL_ER::lost() ? CUGUARD_IMPL_ER::result(cudaErrorLaunchFailure) : cudaSuccess;
 }
 inline cudaError_t cudaStreamQuery(cudaStream_t stream) { return cudaStreamSynchronize(stream); }
@@ -147,6 +159,7 @@ inline cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
 }
 inline cudaError_t cudaEventSynchronize(cudaEvent_t event) {
   if (!CUGUARD_IMPL_ER::is_live(event)) return CUGUARD_IMPL_ER::result(cudaErrorInvalidResourceHandle);
+  CUGUARD_IMPL_ER::synchronizing("cudaEventSynchronize");
   return CUGUARD_IMPL_ER::lost() ? CUGUARD_IMPL_ER::result(cudaErrorLaunchFailure) : cudaSuccess;
 }
 inline cudaError_t cudaEventQuery(cudaEvent_t event) { return cudaEventSynchronize(event); }
@@ -163,6 +176,7 @@ inline cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_
 
 // The device.
 inline cudaError_t cudaDeviceSynchronize(void) {
+  CUGUARD_IMPL_ER::synchronizing("cudaDeviceSynchronize");
   return CUGUARD_IMPL_ER::lost() ? CUGUARD_IMPL_ER::result(cudaErrorLaunchFailure) : cudaSuccess;
 }
 inline cudaError_t cudaGetDeviceCount(int* count) {

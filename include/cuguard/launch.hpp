@@ -49,6 +49,7 @@ void launch(const launch_config& config, void (*kernel)(Params...), Args&&... ar
                                                       "number of kernel parameters");
   static_assert(!(std::is_reference<Params>::value || ...), "cuguard::launch: kernel parameters must be values, "
                                                            "not references");
+  detail::print_unread_report_at_exit(); // emulation: what no check() reads is printed at exit
   detail::kernel_arguments_for<std::decay_t<Params>...> params(std::forward<Args>(args)...);
   const detail::launch_entry entry = detail::begin_launch(config.name, reinterpret_cast<const void*>(kernel), config.where,
                                                           config.grid, config.block, config.stream);

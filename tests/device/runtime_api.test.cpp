@@ -208,3 +208,45 @@ TEST_CASE("managed memory is for host code and kernels alike") {
   CHECK(cudaFree(m) == cudaSuccess);
 }
 #endif
+
+#if CUGUARD_EMULATION && CUGUARD_IMPL_CHECKS
+#  include <cstdio>
+#  include <unistd.h>
+
+namespace device_tests {
+__global__ void write_past(cuguard::checked_view<int, 1> v) { v[static_cast<int>(threadIdx.x) + 4] = 1; }
+
+/// What `f` writes to stderr.
+template <class F>
+std::string stderr_of(F f) {
+  std::fflush(stderr);
+  std::FILE* file = std::tmpfile();
+  const int saved = ::dup(2);
+  ::dup2(::fileno(file), 2);
+  f();
+  std::fflush(stderr);
+  ::dup2(saved, 2);
+  ::close(saved);
+  std::rewind(file);
+  std::string text;
+  for (int c = std::fgetc(file); c != EOF; c = std::fgetc(file)) text += static_cast<char>(c);
+  std::fclose(file);
+  return text;
+}
+} // namespace device_tests
+
+TEST_CASE("a report no check() read is printed at the next synchronizing call, and check() still throws it") {
+  cuguard::device_buffer<int> buf(4, "buf");
+  cuguard::launch(device_tests::write_past, 1, 2, buf.view());
+  const std::string printed = device_tests::stderr_of([] { CHECK(cudaDeviceSynchronize() == cudaSuccess); });
+  CHECK(printed.find("cuguard: out-of-bounds access to 'buf' int32[4] at (") != std::string::npos);
+  CHECK(printed.find("(found at cudaDeviceSynchronize in ") != std::string::npos);
+  // Printed once: the next synchronizing call has nothing to print.
+  CHECK(device_tests::stderr_of([] { CHECK(cudaStreamSynchronize(nullptr) == cudaSuccess); }).empty());
+  const cuguard_test::caught c = device_test_support::checked();
+  REQUIRE(c.thrown);
+  CHECK(c.report.kind == cuguard::violation_kind::out_of_bounds);
+  CHECK(std::string(c.report.label) == "buf");
+  CHECK_FALSE(device_test_support::checked().thrown);
+}
+#endif

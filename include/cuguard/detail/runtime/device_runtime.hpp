@@ -14,6 +14,8 @@
 #include <cuguard/detail/record/state_symbols.hpp>
 #include <cuguard/detail/report/text.hpp>
 
+#include <exception>
+
 #include <cuda/std/source_location>
 
 #include <cstddef>
@@ -74,6 +76,26 @@ struct runtime_state {
   launch_entry ring[ring_size];
   host_mutex names_mutex;
   const kernel_name_entry* names = nullptr; // never freed: names are read until the process ends
+  /// Reports printed already (at a synchronizing call of the emulated runtime API) that no
+  /// check() has thrown yet, oldest first: the next check() throws the oldest (where more than
+  /// fit were printed, the oldest are dropped: they were printed).
+  static constexpr int printed_capacity = 8;
+  std::exception_ptr printed[printed_capacity];
+  int printed_count = 0;
+
+  /// The oldest printed report no check() threw (null: none), taken out.
+  std::exception_ptr take_printed() noexcept {
+    if (printed_count == 0) return nullptr;
+    std::exception_ptr first = printed[0];
+    for (int i = 1; i < printed_count; ++i) printed[i - 1] = printed[i];
+    printed[--printed_count] = nullptr;
+    return first;
+  }
+  /// Keeps a printed report for the next check().
+  void keep_printed(std::exception_ptr e) noexcept {
+    if (printed_count == printed_capacity) (void)take_printed();
+    printed[printed_count++] = e;
+  }
 };
 
 inline runtime_state& runtime() {

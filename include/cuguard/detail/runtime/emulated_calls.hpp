@@ -6,6 +6,7 @@
 
 #include <cuguard/config.hpp>
 #include <cuguard/emulation.hpp> // before the toolkit's headers
+#include <cuguard/check.hpp>
 #include <cuguard/detail/runtime/backend.hpp>
 #include <cuguard/lifetime.hpp>
 
@@ -103,6 +104,17 @@ inline cuda::std::source_location call_site(const char* call) {
     break;
   }
   return cuda::std::source_location::current(call, function, 0, 0);
+}
+
+/// A synchronizing call (`call`: cudaDeviceSynchronize, cudaStreamSynchronize,
+/// cudaEventSynchronize, cudaMemcpy, cudaMemset): a report a kernel recorded that no check() has
+/// read is printed (the next check() still throws it), so that a program written for nvcc, which
+/// never calls check(), loses none.
+inline void synchronizing(const char* call) {
+  if (!report_recorded()) return;
+  text when = "found at ";
+  when << call << " in " << call_site(call).function_name() << ", the first synchronizing call after the kernel";
+  print_unread_report(when.c_str());
 }
 
 /// Allocates `bytes` listed as `space` into `*p` and tracks it.
