@@ -1,4 +1,4 @@
-# cuguard_emulate(<target>): builds <target>, a program or library written for nvcc, with the
+# cuguard_emulate(<target> [SANITIZE]): builds <target>, a program or library written for nvcc, with the
 # host compiler under emulation (cuguard::emulation), its sources unchanged. Each .cu source is
 # compiled as C++ from a copy in the build directory (so that the same .cu file can belong to a
 # GPU target of the same directory as well) in which `kernel<<<grid, block, shared, stream>>>(args)`
@@ -8,6 +8,14 @@
 # includes <cuguard/emulated_runtime.hpp>: the CUDA keywords, built-ins and runtime API
 # (cudaMalloc, streams, events, ...) that the sources expect from nvcc. Call it after the
 # target's sources are added.
+#
+# SANITIZE adds what compute-sanitizer finds that views alone do not: the target is built with
+# AddressSanitizer and UndefinedBehaviorSanitizer (-fsanitize=address,undefined, with debug
+# information; the program goes on after a report, as under compute-sanitizer, but for a fault),
+# so that a raw-pointer access outside an allocation or past a cudaMalloc block, a misaligned
+# access and a wild pointer's fault are reported, each with the CUDA context cuguard adds (block,
+# thread, launch, kernel, and the allocation of the address); leakcheck is on
+# (CUGUARD_EMULATION_LEAKCHECK, detail/platform/environment.hpp).
 
 # The translator: beside this file where cuguard is installed, in the checkout otherwise.
 if(EXISTS "${CMAKE_CURRENT_LIST_DIR}/cuguard_emulate.py")
@@ -17,6 +25,10 @@ else()
 endif()
 
 function(cuguard_emulate target)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "SANITIZE" "" "")
+  if(arg_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "cuguard_emulate: unknown arguments '${arg_UNPARSED_ARGUMENTS}' (expected: <target> [SANITIZE])")
+  endif()
   if(NOT TARGET ${target})
     message(FATAL_ERROR "cuguard_emulate: '${target}' is not a target")
   endif()
@@ -57,4 +69,9 @@ function(cuguard_emulate target)
     set_property(TARGET ${target} APPEND PROPERTY INTERFACE_LINK_LIBRARIES cuguard::emulation)
   endif()
   target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CXX>:SHELL:-include cuguard/emulated_runtime.hpp>")
+  if(arg_SANITIZE)
+    set(sanitizers -fsanitize=address,undefined -fsanitize-recover=address)
+    target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CXX>:${sanitizers};-fno-omit-frame-pointer;-g>")
+    target_link_options(${target} PRIVATE ${sanitizers})
+  endif()
 endfunction()

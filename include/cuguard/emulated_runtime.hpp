@@ -229,6 +229,11 @@ inline cudaError_t cudaDeviceGetAttribute(int* value, enum cudaDeviceAttr attr, 
 /// Ends the (emulated) context lost to a trapped kernel, as a reset ends a GPU's; memory and
 /// handles stay as they are.
 inline cudaError_t cudaDeviceReset(void) {
+  if (CUGUARD_IMPL_ER::leakcheck_on()) {
+    ::cuguard::detail::text when = "cudaDeviceReset in ";
+    when << CUGUARD_IMPL_ER::call_site("cudaDeviceReset").function_name();
+    (void)CUGUARD_IMPL_ER::list_leaks(when.c_str());
+  }
   ::cuguard::detail::backend::trapped_context.store(false, std::memory_order_release);
   CUGUARD_IMPL_ER::last_error() = cudaSuccess;
   return cudaSuccess;

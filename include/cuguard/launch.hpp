@@ -12,6 +12,9 @@
 #include <cuguard/detail/fail/fail.hpp>
 #include <cuguard/detail/runtime/kernel_arguments.hpp>
 #include <cuguard/detail/runtime/launch_steps.hpp>
+#if CUGUARD_IMPL_EMULATION
+#  include <cuguard/detail/runtime/sanitizer_context.hpp>
+#endif
 
 #include <cuda/std/source_location>
 
@@ -50,6 +53,9 @@ void launch(const launch_config& config, void (*kernel)(Params...), Args&&... ar
   static_assert(!(std::is_reference<Params>::value || ...), "cuguard::launch: kernel parameters must be values, "
                                                            "not references");
   detail::print_unread_report_at_exit(); // emulation: what no check() reads is printed at exit
+#if CUGUARD_IMPL_EMULATION
+  detail::emulated_runtime::install_sanitizer_hooks(); // a sanitizer's report names the CUDA thread
+#endif
   detail::kernel_arguments_for<std::decay_t<Params>...> params(std::forward<Args>(args)...);
   const detail::launch_entry entry = detail::begin_launch(config.name, reinterpret_cast<const void*>(kernel), config.where,
                                                           config.grid, config.block, config.stream);

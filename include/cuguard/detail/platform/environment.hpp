@@ -11,6 +11,10 @@
 //                                  first launch)
 //   CUGUARD_EMULATION_STACK_KB=N   the stack of each emulated thread, in KiB, at least 64
 //                                  (default 256; read at the first launch)
+//   CUGUARD_EMULATION_LEAKCHECK=B  1: the emulated runtime API lists the allocations alive at
+//                                  exit and at cudaDeviceReset; 0: it does not (default: 1 under
+//                                  AddressSanitizer, as cuguard_emulate(... SANITIZE) builds,
+//                                  else 0; read at the first allocation)
 //
 // Compile-time settings are macros, read by config.hpp alone.
 #pragma once
@@ -24,7 +28,7 @@ namespace detail {
 namespace platform {
 
 /// The environment variables of the table above.
-enum class setting { launch_blocking, emulation_threads, emulation_schedule, emulation_stack_kb };
+enum class setting { launch_blocking, emulation_threads, emulation_schedule, emulation_stack_kb, emulation_leakcheck };
 
 /// The name of the environment variable of `s` (for messages about its value too).
 constexpr const char* name_of(setting s) noexcept {
@@ -33,6 +37,7 @@ constexpr const char* name_of(setting s) noexcept {
     case setting::emulation_threads: return "CUGUARD_EMULATION_THREADS";
     case setting::emulation_schedule: return "CUGUARD_EMULATION_SCHEDULE";
     case setting::emulation_stack_kb: return "CUGUARD_EMULATION_STACK_KB";
+    case setting::emulation_leakcheck: return "CUGUARD_EMULATION_LEAKCHECK";
   }
   return "";
 }

@@ -8,6 +8,7 @@
 #include <cuguard/emulation.hpp> // before the toolkit's headers
 #include <cuguard/check.hpp>
 #include <cuguard/detail/runtime/backend.hpp>
+#include <cuguard/detail/runtime/leak_check.hpp>
 #include <cuguard/lifetime.hpp>
 
 #include <cuda_runtime.h>
@@ -123,10 +124,17 @@ inline cudaError_t allocate(void** p, std::size_t bytes, memory_space space, con
   *p = nullptr;
   if (lost()) return result(cudaErrorLaunchFailure);
   if (backend::allocate_in(p, bytes, space) != 0) return result(cudaErrorMemoryAllocation);
+  const bool listing = leakcheck_on();
+  const cuda::std::source_location site = CUGUARD_IMPL_CHECKS || listing ? call_site(call) : cuda::std::source_location{};
+  {
+    std::lock_guard<std::mutex> lock(backend::memory().mutex);
+    backend::emulated_block& b = backend::memory().blocks[reinterpret_cast<std::uintptr_t>(*p)];
+    b.call = call;
+    b.function = site.function_name();
+  }
+  if (listing) list_leaks_at_exit();
 #if CUGUARD_IMPL_CHECKS
-  track(*p, bytes, call, space, space == memory_space::pinned ? -1 : 0, call_site(call));
-#else
-  (void)call;
+  track(*p, bytes, call, space, space == memory_space::pinned ? -1 : 0, site);
 #endif
   return cudaSuccess;
 }

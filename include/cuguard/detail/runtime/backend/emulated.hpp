@@ -43,6 +43,9 @@ inline constexpr bool kernels_may_overlap = false;
 struct emulated_block {
   std::size_t bytes;
   memory_space space;
+  const char* call = nullptr;     ///< the runtime API call that made it (null: a device_buffer)
+  const char* function = nullptr; ///< the function that called it, where known (for leakcheck)
+  bool listed = false;            ///< leakcheck listed it already (at a cudaDeviceReset)
 };
 struct emulated_memory {
   std::mutex mutex;
@@ -53,13 +56,15 @@ inline emulated_memory& memory() {
   return *m;
 }
 
-/// Allocates `bytes` (256-byte aligned, as cudaMalloc) listed as `space`.
+/// Allocates `bytes` (256-byte aligned, as cudaMalloc) listed as `space`: exactly `bytes` (at
+/// least one), so that AddressSanitizer reports an access past them.
 inline status allocate_in(void** p, std::size_t bytes, memory_space space) {
   *p = nullptr;
-  if (bytes > SIZE_MAX - 255) return 2; // cudaErrorMemoryAllocation: rounding up would wrap
-  const std::size_t rounded = (bytes + 255) / 256 * 256;
-  *p = std::aligned_alloc(256, rounded == 0 ? 256 : rounded);
-  if (*p == nullptr) return 2; // cudaErrorMemoryAllocation
+  constexpr std::size_t most = std::size_t{1} << 40; // 1 TiB: more than a device has (and ASan's limit)
+  if (bytes > most || ::posix_memalign(p, 256, bytes == 0 ? 1 : bytes) != 0) {
+    *p = nullptr;
+    return 2; // cudaErrorMemoryAllocation
+  }
   std::lock_guard<std::mutex> lock(memory().mutex);
   memory().blocks[reinterpret_cast<std::uintptr_t>(*p)] = emulated_block{bytes, space};
   return 0;

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: Apache-2.0
+// A CUDA program as it is written for nvcc, with the bugs compute-sanitizer's memcheck and
+// leakcheck find: a misaligned store and a store past a cudaMalloc block, through raw pointers,
+// and an allocation never freed. Built unchanged by cuguard_emulate(... SANITIZE): each is
+// reported, with the CUDA context cuguard adds. The test (tests/device/CMakeLists.txt) matches
+// the reports in its output.
+#include <cstdio>
+
+// Thread 0 stores an int one byte into the buffer.
+__global__ void misaligned_store(int* p) { *reinterpret_cast<int*>(reinterpret_cast<char*>(p) + 1) = 42; }
+
+// Each thread stores its number; the grid has one thread more than the buffer has elements.
+__global__ void one_past(int* p) { p[threadIdx.x] = static_cast<int>(threadIdx.x); }
+
+int main() {
+  int* a = nullptr;
+  int* b = nullptr;
+  int* kept = nullptr;
+  if (cudaMalloc(&a, 16 * sizeof(int)) != cudaSuccess || cudaMalloc(&b, 16 * sizeof(int)) != cudaSuccess ||
+      cudaMalloc(&kept, 8 * sizeof(int)) != cudaSuccess)
+    return 1;
+  misaligned_store<<<1, 1>>>(a);
+  one_past<<<1, 17>>>(b);
+  if (cudaDeviceSynchronize() != cudaSuccess) return 1;
+  std::printf("both kernels ran\n");
+  cudaFree(a);
+  cudaFree(b);
+  return 0; // `kept` is never freed: leakcheck lists it at exit
+}
