@@ -13,6 +13,7 @@
 #include <cuguard/detail/runtime/kernel_arguments.hpp>
 #include <cuguard/detail/runtime/launch_steps.hpp>
 #if CUGUARD_IMPL_EMULATION
+#  include <cuguard/detail/runtime/fault_reports.hpp>
 #  include <cuguard/detail/runtime/sanitizer_context.hpp>
 #endif
 
@@ -55,6 +56,7 @@ void launch(const launch_config& config, void (*kernel)(Params...), Args&&... ar
   detail::print_unread_report_at_exit(); // emulation: what no check() reads is printed at exit
 #if CUGUARD_IMPL_EMULATION
   detail::emulated_runtime::install_sanitizer_hooks(); // a sanitizer's report names the CUDA thread
+  detail::emulated_runtime::install_fault_handler(); // a fault in a kernel is a report, not a crash
 #endif
   detail::kernel_arguments_for<std::decay_t<Params>...> params(std::forward<Args>(args)...);
   const detail::launch_entry entry = detail::begin_launch(config.name, reinterpret_cast<const void*>(kernel), config.where,

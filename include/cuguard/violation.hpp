@@ -25,6 +25,7 @@ enum class violation_kind : unsigned char {
   non_finite,         ///< an inf or NaN where expect_finite asked for a finite value (not a memory error)
   divergent_barrier,  ///< a __syncthreads() that not every thread of the block reached (emulation)
   shared_race,        ///< two threads of a block touched one shared element, one writing, with no barrier between (emulation)
+  illegal_address,    ///< an access that faulted: memory the process has not mapped, or may not write (emulation: SIGSEGV or SIGBUS in a kernel's thread)
 };
 
 /// The operation that found the violation.

@@ -9,14 +9,8 @@
 
 using cuguard::violation_kind;
 
-namespace expect_tests {
-struct alignas(16) buffer {
-  float v[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
-};
-} // namespace expect_tests
-
 TEST_CASE("expect_contiguous accepts a contiguous view") {
-  expect_tests::buffer b;
+  cuguard_test::aligned_floats b;
   auto v = cuguard::make_view(b.v, {4, 4}, "x");
   cuguard_test::caught c;
   CUGUARD_TEST_CATCH(c, cuguard::expect_contiguous(v));
@@ -24,7 +18,7 @@ TEST_CASE("expect_contiguous accepts a contiguous view") {
 }
 
 CUGUARD_CHECKED_TEST("expect_contiguous rejects a transposed view and names the strides it expected") {
-  expect_tests::buffer b;
+  cuguard_test::aligned_floats b;
   auto t = cuguard::make_view(b.v, {2, 8}, "x").transpose(0, 1);
   cuguard_test::caught c;
   CUGUARD_TEST_CATCH(c, cuguard::expect_contiguous(t)); const auto at = CUGUARD_TEST_AT();
@@ -34,14 +28,14 @@ CUGUARD_CHECKED_TEST("expect_contiguous rejects a transposed view and names the 
 }
 
 CUGUARD_UNCHECKED_TEST("with checks off expect_contiguous is not evaluated") {
-  expect_tests::buffer b;
+  cuguard_test::aligned_floats b;
   auto t = cuguard::make_view(b.v, {2, 8}, "x").transpose(0, 1);
   cuguard::expect_contiguous(t); // would abort or throw if it were evaluated
   CHECK_FALSE(t.is_contiguous());
 }
 
 CUGUARD_CHECKED_TEST("expect_shape names the first dimension that differs") {
-  expect_tests::buffer b;
+  cuguard_test::aligned_floats b;
   auto h0 = cuguard::make_view(b.v, {1, 4, 4}, "h0");
   cuguard_test::caught c;
   CUGUARD_TEST_CATCH(c, cuguard::expect_shape(h0, {2, 4, 4})); const auto at = CUGUARD_TEST_AT();
@@ -52,7 +46,7 @@ CUGUARD_CHECKED_TEST("expect_shape names the first dimension that differs") {
 }
 
 CUGUARD_CHECKED_TEST("expect_shape with another rank reports the ranks") {
-  expect_tests::buffer b;
+  cuguard_test::aligned_floats b;
   auto x = cuguard::make_view(b.v, {4, 4}, "x");
   cuguard_test::caught c;
   CUGUARD_TEST_CATCH(c, cuguard::expect_shape(x, {4, 2, 2}));

@@ -9,14 +9,8 @@
 
 using cuguard::violation_kind;
 
-namespace vec_tests {
-struct alignas(16) buffer {
-  float v[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
-};
-} // namespace vec_tests
-
 TEST_CASE("load<4> reads four consecutive elements of the innermost dimension") {
-  vec_tests::buffer b;
+  cuguard_test::aligned_floats b;
   auto v = cuguard::make_view(b.v, {4, 4}, "x");
   auto q = v.load<4>(2, 0);
   CHECK(q[0] == 8.0f);
@@ -24,7 +18,7 @@ TEST_CASE("load<4> reads four consecutive elements of the innermost dimension") 
 }
 
 TEST_CASE("store<2> writes two consecutive elements") {
-  vec_tests::buffer b;
+  cuguard_test::aligned_floats b;
   auto v = cuguard::make_view(b.v, {4, 4}, "x");
   v.store<2>(cuguard::vec<float, 2>{{-1.0f, -2.0f}}, 1, 2);
   CHECK(b.v[6] == -1.0f);
@@ -33,7 +27,7 @@ TEST_CASE("store<2> writes two consecutive elements") {
 }
 
 CUGUARD_CHECKED_TEST("load<4> rejects a range that runs past the innermost extent") {
-  vec_tests::buffer b;
+  cuguard_test::aligned_floats b;
   auto v = cuguard::make_view(b.v, {2, 6}, "x");
   cuguard_test::caught c;
   CUGUARD_TEST_CATCH(c, (void)v.load<2>(0, 5)); const auto at = CUGUARD_TEST_AT();
@@ -45,7 +39,7 @@ CUGUARD_CHECKED_TEST("load<4> rejects a range that runs past the innermost exten
 }
 
 CUGUARD_CHECKED_TEST("load<4> rejects a view whose innermost stride is not 1") {
-  vec_tests::buffer b;
+  cuguard_test::aligned_floats b;
   auto t = cuguard::make_view(b.v, {4, 4}, "x").transpose(0, 1);
   cuguard_test::caught c;
   CUGUARD_TEST_CATCH(c, (void)t.load<4>(0, 0)); const auto at = CUGUARD_TEST_AT();
@@ -55,7 +49,7 @@ CUGUARD_CHECKED_TEST("load<4> rejects a view whose innermost stride is not 1") {
 }
 
 CUGUARD_CHECKED_TEST("store<4> rejects an address that is not 16-byte aligned") {
-  vec_tests::buffer b;
+  cuguard_test::aligned_floats b;
   auto v = cuguard::make_view(b.v, {16}, "x");
   cuguard_test::caught c;
   CUGUARD_TEST_CATCH(c, v.store<4>(cuguard::vec<float, 4>{}, 1)); const auto at = CUGUARD_TEST_AT();
@@ -69,7 +63,7 @@ CUGUARD_CHECKED_TEST("store<4> rejects an address that is not 16-byte aligned") 
 }
 
 CUGUARD_CHECKED_TEST("load<2> accepts an 8-byte aligned offset") {
-  vec_tests::buffer b;
+  cuguard_test::aligned_floats b;
   auto v = cuguard::make_view(b.v, {16}, "x");
   cuguard_test::caught c;
   CUGUARD_TEST_CATCH(c, (void)v.load<2>(14));
@@ -77,7 +71,7 @@ CUGUARD_CHECKED_TEST("load<2> accepts an 8-byte aligned offset") {
 }
 
 CUGUARD_CHECKED_TEST("a vector load whose outer index is out of range names that dimension") {
-  vec_tests::buffer b;
+  cuguard_test::aligned_floats b;
   auto v = cuguard::make_view(b.v, {2, 8}, "x");
   cuguard_test::caught c;
   CUGUARD_TEST_CATCH(c, (void)v.load<4>(2, 0)); const auto at = CUGUARD_TEST_AT();

@@ -10,6 +10,11 @@
 
 namespace cuguard_test {
 
+/// Sixteen floats 0 to 15, 16-byte aligned (for contiguity and vector-access tests).
+struct alignas(16) aligned_floats {
+  float v[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+};
+
 /// What a statement raised: the record and the formatted report.
 struct caught {
   bool thrown = false;

@@ -245,6 +245,7 @@ inline void append_headline(text& out, const violation& v) {
     case violation_kind::non_finite: return append_non_finite(out, v);
     case violation_kind::divergent_barrier: return append_divergent_barrier(out, v);
     case violation_kind::shared_race: return append_shared_race(out, v);
+    case violation_kind::illegal_address: return append_illegal_address(out, v);
     case violation_kind::none: break;
   }
   out << "no violation";
@@ -264,7 +265,8 @@ inline void append_details(text& out, const violation& v) {
     append_site(out, "\n  allocated at ", v.alloc_site);
     append_site(out, "\n  released at ", v.free_site);
   }
-  out << "\n  at " << v.file << ':' << v.line;
+  out << "\n  at " << v.file;
+  if (v.line != 0) out << ':' << v.line;
   if (v.function[0] != '\0') out << " in " << v.function;
   if (!v.on_device) return;
   out << "\n  block ";

@@ -40,6 +40,22 @@ inline void append_warp_sync(text& out, const violation& v) {
          "with that mask)";
 }
 
+/// "illegal address: thread (3,0,0) accessed 0x87654320 and faulted (SIGSEGV) in wild(int*), pc
+/// 0x...": a fault in an emulated kernel's thread (`value`: 0 SIGSEGV, 1 SIGBUS; `limit`: the pc).
+inline void append_illegal_address(text& out, const violation& v) {
+  char numbers[64];
+  std::snprintf(numbers, sizeof numbers, " accessed 0x%llx and faulted (%s)", static_cast<unsigned long long>(v.address),
+                v.value == 1 ? "SIGBUS" : "SIGSEGV");
+  out << "illegal address: thread ";
+  append_dim3(out, v.thread);
+  out << numbers;
+  if (v.function[0] != '\0') out << " in " << v.function;
+  std::snprintf(numbers, sizeof numbers, ", pc 0x%llx", static_cast<unsigned long long>(v.limit));
+  out << numbers
+      << " (a wild or stale pointer: on a GPU, an illegal memory access; cuguard_emulate(... SANITIZE) names the "
+         "line)";
+}
+
 /// "divergent barrier: thread (0,0,0) waits at __syncthreads() at k.cu:12, thread (16,0,0)
 /// returned without reaching it" (or: "... waits at the one at k.cu:15")
 inline void append_divergent_barrier(text& out, const violation& v) {

@@ -235,11 +235,11 @@ struct scheduler_finding {
 
 /// Records a finding of the scheduler as device code records a violation (the first violation
 /// of the launch keeps the record; every one is counted): the fields every such record has, then
-/// `fill(v)` the kind's own. Without a report channel (checks off) nothing is recorded; the
-/// block went on either way.
+/// `fill(v)` the kind's own, into `state`'s channel (a fault's: the running OS thread's).
+/// Without a report channel (checks off) nothing is recorded; the block went on either way.
 template <class Fill>
-void record_finding(const scheduler_finding& f, dim3 grid, dim3 block, const Fill& fill) {
-  const device_state& state = emulated_device_state;
+void record_finding(const scheduler_finding& f, dim3 grid, dim3 block, const Fill& fill,
+                    const device_state& state = emulated_device_state) {
   if (state.report == nullptr || state.counters == nullptr) return;
   if (!claim_record(state.report, state.counters)) return;
   violation& v = state.report->rec.v;

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: Apache-2.0
+// A fault in an emulated kernel (SIGSEGV, SIGBUS: a wild pointer, a store to read-only memory)
+// as a report, not a bare crash: the thread that faulted is stopped as a violation stops it, the
+// grid goes on, and the record names the address, the signal, the faulting function, the thread
+// and the launch (illegal_address). Installed at the first emulated launch where the program
+// keeps the signals' default action (a sanitizer's own handler, or the program's, is left alone).
+#pragma once
+
+#include <cuguard/config.hpp>
+#include <cuguard/detail/platform/emulated_thread.hpp>
+#include <cuguard/detail/runtime/backend.hpp>
+#include <cuguard/violation.hpp>
+
+#include <dlfcn.h>
+#include <signal.h>
+#include <ucontext.h>
+
+#include <cstdint>
+#include <cstring>
+
+CUGUARD_IMPL_BEGIN_NAMESPACE
+namespace detail {
+namespace emulated_runtime {
+
+/// The faulting instruction's address in the signal's context (0 where this machine's is unknown).
+inline std::uintptr_t fault_pc(const void* context) noexcept {
+#if defined(__x86_64__)
+  return static_cast<std::uintptr_t>(static_cast<const ucontext_t*>(context)->uc_mcontext.gregs[REG_RIP]);
+#elif defined(__aarch64__)
+  return static_cast<std::uintptr_t>(static_cast<const ucontext_t*>(context)->uc_mcontext.pc);
+#else
+  (void)context;
+  return 0;
+#endif
+}
+
+/// SIGSEGV or SIGBUS: in an emulated kernel's thread, a report and the thread stopped (the
+/// handler never returns there); elsewhere the default action, as without cuguard.
+inline void on_fault(int signal, siginfo_t* info, void* context) {
+  const platform::emulated_thread* t = platform::running;
+  const device_state& state = current_device_state<void>(); // the running OS thread's channel
+  if (t == nullptr || state.report == nullptr) { // no kernel, or no report channel (checks off)
+    ::signal(signal, SIG_DFL); // the faulting instruction runs again, and the process ends as before
+    return;
+  }
+  const std::uintptr_t pc = fault_pc(context);
+  Dl_info where{};
+  const char* function = "";
+  text name;
+  if (pc != 0 && ::dladdr(reinterpret_cast<void*>(pc), &where) != 0 && where.dli_sname != nullptr) {
+    name = backend::readable_name(where.dli_sname);
+    function = name.c_str();
+  }
+  const uint3 block{t->block[0], t->block[1], t->block[2]}, thread{t->thread[0], t->thread[1], t->thread[2]};
+  backend::record_finding({block, thread, thread, {where.dli_fname != nullptr ? where.dli_fname : "", function, 0},
+                           {"", "", 0}},
+                          dim3(t->grid[0], t->grid[1], t->grid[2]), dim3(t->block_dim[0], t->block_dim[1], t->block_dim[2]),
+                          [&](violation& v) {
+                            v.kind = violation_kind::illegal_address;
+                            v.op = operation::access;
+                            v.address = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(info->si_addr));
+                            v.value = signal == SIGBUS ? 1 : 0;
+                            v.limit = static_cast<std::int64_t>(pc);
+                          },
+                          state);
+  t->engine->exit_thread(t->runner); // as a violation stops a thread: PTX exit, the grid goes on
+}
+
+/// Installs on_fault for SIGSEGV and SIGBUS (once), where their action is the default.
+inline void install_fault_handler() {
+  static const bool installed = [] {
+    for (int s : {SIGSEGV, SIGBUS}) {
+      struct sigaction old {};
+      if (::sigaction(s, nullptr, &old) != 0 || (old.sa_flags & SA_SIGINFO) != 0 || old.sa_handler != SIG_DFL) continue;
+      struct sigaction act {};
+      act.sa_sigaction = &on_fault;
+      act.sa_flags = SA_SIGINFO | SA_NODEFER; // left by a switch, not a return: the signal stays unblocked
+      sigemptyset(&act.sa_mask);
+      ::sigaction(s, &act, nullptr);
+    }
+    return true;
+  }();
+  (void)installed;
+}
+
+} // namespace emulated_runtime
+} // namespace detail
+CUGUARD_IMPL_END_NAMESPACE
