@@ -10,8 +10,9 @@
 # target's sources are added.
 #
 # SANITIZE adds what compute-sanitizer finds that views alone do not: the target is built with
-# AddressSanitizer and UndefinedBehaviorSanitizer (-fsanitize=address,undefined, with debug
-# information; the program goes on after a report, as under compute-sanitizer, but for a fault),
+# AddressSanitizer and UndefinedBehaviorSanitizer's alignment, null and bounds checks
+# (-fsanitize=address,alignment,null,bounds, with debug information; the program goes on after a
+# report, as under compute-sanitizer, but for a fault),
 # so that a raw-pointer access outside an allocation or past a cudaMalloc block, a misaligned
 # access and a wild pointer's fault are reported, each with the CUDA context cuguard adds (block,
 # thread, launch, kernel, and the allocation of the address); leakcheck is on
@@ -70,7 +71,9 @@ function(cuguard_emulate target)
   endif()
   target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CXX>:SHELL:-include cuguard/emulated_runtime.hpp>")
   if(arg_SANITIZE)
-    set(sanitizers -fsanitize=address,undefined -fsanitize-recover=address)
+    # UBSan's checks of what compute-sanitizer finds too (misaligned, null and out-of-bounds
+    # accesses), not those of C++ rules a GPU does not enforce (signed overflow wraps there).
+    set(sanitizers -fsanitize=address,alignment,null,bounds -fsanitize-recover=address)
     target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CXX>:${sanitizers};-fno-omit-frame-pointer;-g>")
     target_link_options(${target} PRIVATE ${sanitizers})
   endif()

@@ -47,6 +47,8 @@
 // declarations).
 // ---------------------------------------------------------------------------------------------
 #define CUGUARD_IMPL_ER ::cuguard::detail::emulated_runtime
+// What a call returns, printed with its caller where it is an error (CUGUARD_EMULATION_API_ERRORS).
+#define CUGUARD_IMPL_RETURN(e) return CUGUARD_IMPL_ER::returned(__func__, e)
 
 extern "C" {
 
@@ -62,146 +64,146 @@ inline const char* cudaGetErrorName(cudaError_t error) { return ::cuguard::detai
 
 // Memory.
 inline cudaError_t cudaMalloc(void** devPtr, size_t size) {
-  return CUGUARD_IMPL_ER::allocate(devPtr, size, ::cuguard::memory_space::device, "cudaMalloc");
+  CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::allocate(devPtr, size, ::cuguard::memory_space::device, "cudaMalloc"));
 }
 inline cudaError_t cudaMallocAsync(void** devPtr, size_t size, cudaStream_t hStream) {
-  if (!CUGUARD_IMPL_ER::valid_stream(hStream)) return CUGUARD_IMPL_ER::result(cudaErrorInvalidResourceHandle);
-  return CUGUARD_IMPL_ER::allocate(devPtr, size, ::cuguard::memory_space::device, "cudaMallocAsync");
+  if (!CUGUARD_IMPL_ER::valid_stream(hStream)) CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::result(cudaErrorInvalidResourceHandle));
+  CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::allocate(devPtr, size, ::cuguard::memory_space::device, "cudaMallocAsync"));
 }
 inline cudaError_t cudaMallocManaged(void** devPtr, size_t size, unsigned int flags) {
-  if (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost) return CUGUARD_IMPL_ER::result(cudaErrorInvalidValue);
-  return CUGUARD_IMPL_ER::allocate(devPtr, size, ::cuguard::memory_space::managed, "cudaMallocManaged");
+  if (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost) CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::result(cudaErrorInvalidValue));
+  CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::allocate(devPtr, size, ::cuguard::memory_space::managed, "cudaMallocManaged"));
 }
 inline cudaError_t cudaMallocHost(void** ptr, size_t size) {
-  return CUGUARD_IMPL_ER::allocate(ptr, size, ::cuguard::memory_space::pinned, "cudaMallocHost");
+  CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::allocate(ptr, size, ::cuguard::memory_space::pinned, "cudaMallocHost"));
 }
 inline cudaError_t cudaHostAlloc(void** pHost, size_t size, unsigned int) {
-  return CUGUARD_IMPL_ER::allocate(pHost, size, ::cuguard::memory_space::pinned, "cudaHostAlloc");
+  CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::allocate(pHost, size, ::cuguard::memory_space::pinned, "cudaHostAlloc"));
 }
 inline cudaError_t cudaFree(void* devPtr) {
-  return CUGUARD_IMPL_ER::free_block(devPtr, false, "cudaFree");
+  CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::free_block(devPtr, false, "cudaFree"));
 }
 inline cudaError_t cudaFreeAsync(void* devPtr, cudaStream_t hStream) {
-  if (!CUGUARD_IMPL_ER::valid_stream(hStream)) return CUGUARD_IMPL_ER::result(cudaErrorInvalidResourceHandle);
-  return CUGUARD_IMPL_ER::free_block(devPtr, false, "cudaFreeAsync");
+  if (!CUGUARD_IMPL_ER::valid_stream(hStream)) CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::result(cudaErrorInvalidResourceHandle));
+  CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::free_block(devPtr, false, "cudaFreeAsync"));
 }
 inline cudaError_t cudaFreeHost(void* ptr) {
-  return CUGUARD_IMPL_ER::free_block(ptr, true, "cudaFreeHost");
+  CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::free_block(ptr, true, "cudaFreeHost"));
 }
 inline cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind) {
   CUGUARD_IMPL_ER::synchronizing("cudaMemcpy");
-  return CUGUARD_IMPL_ER::copy(dst, src, count, kind);
+  CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::copy(dst, src, count, kind));
 }
 inline cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, enum cudaMemcpyKind kind,
                                    cudaStream_t stream) {
-  if (!CUGUARD_IMPL_ER::valid_stream(stream)) return CUGUARD_IMPL_ER::result(cudaErrorInvalidResourceHandle);
-  return CUGUARD_IMPL_ER::copy(dst, src, count, kind);
+  if (!CUGUARD_IMPL_ER::valid_stream(stream)) CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::result(cudaErrorInvalidResourceHandle));
+  CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::copy(dst, src, count, kind));
 }
 inline cudaError_t cudaMemset(void* devPtr, int value, size_t count) {
   CUGUARD_IMPL_ER::synchronizing("cudaMemset");
-  return CUGUARD_IMPL_ER::set(devPtr, value, count);
+  CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::set(devPtr, value, count));
 }
 inline cudaError_t cudaMemsetAsync(void* devPtr, int value, size_t count, cudaStream_t stream) {
-  if (!CUGUARD_IMPL_ER::valid_stream(stream)) return CUGUARD_IMPL_ER::result(cudaErrorInvalidResourceHandle);
-  return CUGUARD_IMPL_ER::set(devPtr, value, count);
+  if (!CUGUARD_IMPL_ER::valid_stream(stream)) CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::result(cudaErrorInvalidResourceHandle));
+  CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::set(devPtr, value, count));
 }
 inline cudaError_t cudaMemGetInfo(size_t* free, size_t* total) {
-  if (free == nullptr || total == nullptr) return CUGUARD_IMPL_ER::result(cudaErrorInvalidValue);
+  if (free == nullptr || total == nullptr) CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::result(cudaErrorInvalidValue));
   CUGUARD_IMPL_ER::machine_memory(*total, *free);
-  return cudaSuccess;
+  CUGUARD_IMPL_RETURN(cudaSuccess);
 }
 
 // Streams.
 inline cudaError_t cudaStreamCreateWithPriority(cudaStream_t* pStream, unsigned int flags, int priority) {
   if (pStream == nullptr || (flags != cudaStreamDefault && flags != cudaStreamNonBlocking))
-    return CUGUARD_IMPL_ER::result(cudaErrorInvalidValue);
-  if (CUGUARD_IMPL_ER::lost()) return CUGUARD_IMPL_ER::result(cudaErrorLaunchFailure);
+    CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::result(cudaErrorInvalidValue));
+  if (CUGUARD_IMPL_ER::lost()) CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::result(cudaErrorLaunchFailure));
   *pStream = new CUstream_st{flags, priority};
   CUGUARD_IMPL_ER::remember(*pStream);
-  return cudaSuccess;
+  CUGUARD_IMPL_RETURN(cudaSuccess);
 }
 inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t* pStream, unsigned int flags) {
-  return cudaStreamCreateWithPriority(pStream, flags, 0);
+  return cudaStreamCreateWithPriority(pStream, flags, 0); // reported by the call it forwards to
 }
-inline cudaError_t cudaStreamCreate(cudaStream_t* pStream) { return cudaStreamCreateWithPriority(pStream, 0, 0); }
-inline cudaError_t cudaStreamDestroy(cudaStream_t stream) { return CUGUARD_IMPL_ER::destroy(stream); }
+inline cudaError_t cudaStreamCreate(cudaStream_t* pStream) { return cudaStreamCreateWithPriority(pStream, 0, 0); } // reported by the call it forwards to
+inline cudaError_t cudaStreamDestroy(cudaStream_t stream) { CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::destroy(stream)); }
 inline cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
-  if (!CUGUARD_IMPL_ER::valid_stream(stream)) return CUGUARD_IMPL_ER::result(cudaErrorInvalidResourceHandle);
+  if (!CUGUARD_IMPL_ER::valid_stream(stream)) CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::result(cudaErrorInvalidResourceHandle));
   CUGUARD_IMPL_ER::synchronizing("cudaStreamSynchronize");
-  return CUGUARD_IMPL_ER::lost() ? CUGUARD_IMPL_ER::result(cudaErrorLaunchFailure) : cudaSuccess;
+  CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::lost() ? CUGUARD_IMPL_ER::result(cudaErrorLaunchFailure) : cudaSuccess);
 }
-inline cudaError_t cudaStreamQuery(cudaStream_t stream) { return cudaStreamSynchronize(stream); }
+inline cudaError_t cudaStreamQuery(cudaStream_t stream) { return cudaStreamSynchronize(stream); } // reported by the call it forwards to
 inline cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int) {
   if (!CUGUARD_IMPL_ER::valid_stream(stream) || !CUGUARD_IMPL_ER::is_live(event))
-    return CUGUARD_IMPL_ER::result(cudaErrorInvalidResourceHandle);
-  return cudaSuccess;
+    CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::result(cudaErrorInvalidResourceHandle));
+  CUGUARD_IMPL_RETURN(cudaSuccess);
 }
 
 // Events.
 inline cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags) {
   constexpr unsigned known = static_cast<unsigned>(cudaEventBlockingSync | cudaEventDisableTiming | cudaEventInterprocess);
   if (event == nullptr || (flags & ~known) != 0)
-    return CUGUARD_IMPL_ER::result(cudaErrorInvalidValue);
-  if (CUGUARD_IMPL_ER::lost()) return CUGUARD_IMPL_ER::result(cudaErrorLaunchFailure);
+    CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::result(cudaErrorInvalidValue));
+  if (CUGUARD_IMPL_ER::lost()) CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::result(cudaErrorLaunchFailure));
   *event = new CUevent_st{flags, false, {}};
   CUGUARD_IMPL_ER::remember(*event);
-  return cudaSuccess;
+  CUGUARD_IMPL_RETURN(cudaSuccess);
 }
-inline cudaError_t cudaEventCreate(cudaEvent_t* event) { return cudaEventCreateWithFlags(event, cudaEventDefault); }
-inline cudaError_t cudaEventDestroy(cudaEvent_t event) { return CUGUARD_IMPL_ER::destroy(event); }
+inline cudaError_t cudaEventCreate(cudaEvent_t* event) { return cudaEventCreateWithFlags(event, cudaEventDefault); } // reported by the call it forwards to
+inline cudaError_t cudaEventDestroy(cudaEvent_t event) { CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::destroy(event)); }
 inline cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
   if (!CUGUARD_IMPL_ER::is_live(event) || !CUGUARD_IMPL_ER::valid_stream(stream))
-    return CUGUARD_IMPL_ER::result(cudaErrorInvalidResourceHandle);
-  if (CUGUARD_IMPL_ER::lost()) return CUGUARD_IMPL_ER::result(cudaErrorLaunchFailure);
+    CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::result(cudaErrorInvalidResourceHandle));
+  if (CUGUARD_IMPL_ER::lost()) CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::result(cudaErrorLaunchFailure));
   event->recorded = true;
   event->when = std::chrono::steady_clock::now();
-  return cudaSuccess;
+  CUGUARD_IMPL_RETURN(cudaSuccess);
 }
 inline cudaError_t cudaEventSynchronize(cudaEvent_t event) {
-  if (!CUGUARD_IMPL_ER::is_live(event)) return CUGUARD_IMPL_ER::result(cudaErrorInvalidResourceHandle);
+  if (!CUGUARD_IMPL_ER::is_live(event)) CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::result(cudaErrorInvalidResourceHandle));
   CUGUARD_IMPL_ER::synchronizing("cudaEventSynchronize");
-  return CUGUARD_IMPL_ER::lost() ? CUGUARD_IMPL_ER::result(cudaErrorLaunchFailure) : cudaSuccess;
+  CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::lost() ? CUGUARD_IMPL_ER::result(cudaErrorLaunchFailure) : cudaSuccess);
 }
-inline cudaError_t cudaEventQuery(cudaEvent_t event) { return cudaEventSynchronize(event); }
+inline cudaError_t cudaEventQuery(cudaEvent_t event) { return cudaEventSynchronize(event); } // reported by the call it forwards to
 inline cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
-  if (ms == nullptr) return CUGUARD_IMPL_ER::result(cudaErrorInvalidValue);
+  if (ms == nullptr) CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::result(cudaErrorInvalidValue));
   if (!CUGUARD_IMPL_ER::is_live(start) || !CUGUARD_IMPL_ER::is_live(end))
-    return CUGUARD_IMPL_ER::result(cudaErrorInvalidResourceHandle);
+    CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::result(cudaErrorInvalidResourceHandle));
   // As CUDA: an event never recorded, or one made with cudaEventDisableTiming, has no time.
   if (!start->recorded || !end->recorded || ((start->flags | end->flags) & cudaEventDisableTiming) != 0)
-    return CUGUARD_IMPL_ER::result(cudaErrorInvalidResourceHandle);
+    CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::result(cudaErrorInvalidResourceHandle));
   *ms = std::chrono::duration<float, std::milli>(end->when - start->when).count();
-  return cudaSuccess;
+  CUGUARD_IMPL_RETURN(cudaSuccess);
 }
 
 // The device.
 inline cudaError_t cudaDeviceSynchronize(void) {
   CUGUARD_IMPL_ER::synchronizing("cudaDeviceSynchronize");
-  return CUGUARD_IMPL_ER::lost() ? CUGUARD_IMPL_ER::result(cudaErrorLaunchFailure) : cudaSuccess;
+  CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::lost() ? CUGUARD_IMPL_ER::result(cudaErrorLaunchFailure) : cudaSuccess);
 }
 inline cudaError_t cudaGetDeviceCount(int* count) {
-  if (count == nullptr) return CUGUARD_IMPL_ER::result(cudaErrorInvalidValue);
+  if (count == nullptr) CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::result(cudaErrorInvalidValue));
   *count = 1;
-  return cudaSuccess;
+  CUGUARD_IMPL_RETURN(cudaSuccess);
 }
 inline cudaError_t cudaGetDevice(int* device) {
-  if (device == nullptr) return CUGUARD_IMPL_ER::result(cudaErrorInvalidValue);
+  if (device == nullptr) CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::result(cudaErrorInvalidValue));
   *device = 0;
-  return cudaSuccess;
+  CUGUARD_IMPL_RETURN(cudaSuccess);
 }
 inline cudaError_t cudaSetDevice(int device) {
-  return device == 0 ? cudaSuccess : CUGUARD_IMPL_ER::result(cudaErrorInvalidDevice);
+  CUGUARD_IMPL_RETURN(device == 0 ? cudaSuccess : CUGUARD_IMPL_ER::result(cudaErrorInvalidDevice));
 }
 inline cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp* prop, int device) {
-  if (prop == nullptr) return CUGUARD_IMPL_ER::result(cudaErrorInvalidValue);
-  if (device != 0) return CUGUARD_IMPL_ER::result(cudaErrorInvalidDevice);
+  if (prop == nullptr) CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::result(cudaErrorInvalidValue));
+  if (device != 0) CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::result(cudaErrorInvalidDevice));
   CUGUARD_IMPL_ER::describe_device(*prop);
-  return cudaSuccess;
+  CUGUARD_IMPL_RETURN(cudaSuccess);
 }
 /// The attributes of cudaGetDeviceProperties' fields; any other is cudaErrorNotSupported.
 inline cudaError_t cudaDeviceGetAttribute(int* value, enum cudaDeviceAttr attr, int device) {
-  if (value == nullptr) return CUGUARD_IMPL_ER::result(cudaErrorInvalidValue);
-  if (device != 0) return CUGUARD_IMPL_ER::result(cudaErrorInvalidDevice);
+  if (value == nullptr) CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::result(cudaErrorInvalidValue));
+  if (device != 0) CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::result(cudaErrorInvalidDevice));
   cudaDeviceProp p;
   CUGUARD_IMPL_ER::describe_device(p);
   switch (attr) {
@@ -222,9 +224,9 @@ inline cudaError_t cudaDeviceGetAttribute(int* value, enum cudaDeviceAttr attr, 
   case cudaDevAttrUnifiedAddressing: *value = p.unifiedAddressing; break;
   case cudaDevAttrManagedMemory: *value = p.managedMemory; break;
   case cudaDevAttrConcurrentManagedAccess: *value = p.concurrentManagedAccess; break;
-  default: return CUGUARD_IMPL_ER::result(cudaErrorNotSupported);
+  default: CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::result(cudaErrorNotSupported));
   }
-  return cudaSuccess;
+  CUGUARD_IMPL_RETURN(cudaSuccess);
 }
 /// Ends the (emulated) context lost to a trapped kernel, as a reset ends a GPU's; memory and
 /// handles stay as they are.
@@ -236,9 +238,10 @@ inline cudaError_t cudaDeviceReset(void) {
   }
   ::cuguard::detail::backend::trapped_context.store(false, std::memory_order_release);
   CUGUARD_IMPL_ER::last_error() = cudaSuccess;
-  return cudaSuccess;
+  CUGUARD_IMPL_RETURN(cudaSuccess);
 }
 
 } // extern "C"
 
+#undef CUGUARD_IMPL_RETURN
 #undef CUGUARD_IMPL_ER

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // A CUDA program as it is written for nvcc, with the bugs compute-sanitizer's memcheck and
-// leakcheck find: a misaligned store and a store past a cudaMalloc block, through raw pointers,
-// and an allocation never freed. Built unchanged by cuguard_emulate(... SANITIZE): each is
+// leakcheck find: a misaligned store and a store past a cudaMalloc block, through raw pointers, a
+// runtime call that fails, and an allocation never freed. Built unchanged by cuguard_emulate(... SANITIZE): each is
 // reported, with the CUDA context cuguard adds. The test (tests/device/CMakeLists.txt) matches
 // the reports in its output.
 #include <cstdio>
@@ -23,6 +23,8 @@ int main() {
   one_past<<<1, 17>>>(b);
   if (cudaDeviceSynchronize() != cudaSuccess) return 1;
   std::printf("both kernels ran\n");
+  // A copy that runs past its allocation: CUDA's error, which SANITIZE prints with its caller.
+  if (cudaMemcpy(a, b, 1024 * sizeof(int), cudaMemcpyDeviceToDevice) != cudaErrorInvalidValue) return 1;
   cudaFree(a);
   cudaFree(b);
   return 0; // `kept` is never freed: leakcheck lists it at exit

@@ -15,6 +15,8 @@
 //                                  exit and at cudaDeviceReset; 0: it does not (default: 1 under
 //                                  AddressSanitizer, as cuguard_emulate(... SANITIZE) builds,
 //                                  else 0; read at the first allocation)
+//   CUGUARD_EMULATION_API_ERRORS=B 1: a call of the emulated runtime API that returns an error
+//                                  prints it with its caller (default as LEAKCHECK's)
 //
 // Compile-time settings are macros, read by config.hpp alone.
 #pragma once
@@ -28,7 +30,8 @@ namespace detail {
 namespace platform {
 
 /// The environment variables of the table above.
-enum class setting { launch_blocking, emulation_threads, emulation_schedule, emulation_stack_kb, emulation_leakcheck };
+enum class setting { launch_blocking, emulation_threads, emulation_schedule, emulation_stack_kb, emulation_leakcheck,
+                     emulation_api_errors };
 
 /// The name of the environment variable of `s` (for messages about its value too).
 constexpr const char* name_of(setting s) noexcept {
@@ -38,6 +41,7 @@ constexpr const char* name_of(setting s) noexcept {
     case setting::emulation_schedule: return "CUGUARD_EMULATION_SCHEDULE";
     case setting::emulation_stack_kb: return "CUGUARD_EMULATION_STACK_KB";
     case setting::emulation_leakcheck: return "CUGUARD_EMULATION_LEAKCHECK";
+    case setting::emulation_api_errors: return "CUGUARD_EMULATION_API_ERRORS";
   }
   return "";
 }

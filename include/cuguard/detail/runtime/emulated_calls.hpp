@@ -107,6 +107,27 @@ inline cuda::std::source_location call_site(const char* call) {
   return cuda::std::source_location::current(call, function, 0, 0);
 }
 
+/// CUGUARD_EMULATION_API_ERRORS, read once; without it, on where AddressSanitizer runs (a
+/// cuguard_emulate(... SANITIZE) build), off otherwise.
+inline bool api_errors_on() {
+  static const bool on = [] {
+    const char* s = platform::environment(platform::setting::emulation_api_errors);
+    if (s != nullptr && *s != '\0') return std::strcmp(s, "0") != 0;
+    return &__asan_set_error_report_callback != nullptr;
+  }();
+  return on;
+}
+
+/// What runtime API call `call` returns: `e`, printed with the call's caller where it is an error
+/// and API errors are reported (compute-sanitizer's "Program hit cudaErrorInvalidValue on CUDA API
+/// call to cudaMemcpy").
+inline cudaError_t returned(const char* call, cudaError_t e) {
+  if (e != cudaSuccess && api_errors_on())
+    std::fprintf(stderr, "cuguard: %s in %s returned %s (%s)\n", call, call_site(call).function_name(),
+                 backend::error_name(e), backend::error_string(e));
+  return e;
+}
+
 /// A synchronizing call (`call`: cudaDeviceSynchronize, cudaStreamSynchronize,
 /// cudaEventSynchronize, cudaMemcpy, cudaMemset): a report a kernel recorded that no check() has
 /// read is printed (the next check() still throws it), so that a program written for nvcc, which
