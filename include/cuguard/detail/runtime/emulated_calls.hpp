@@ -107,14 +107,9 @@ inline cuda::std::source_location call_site(const char* call) {
   return cuda::std::source_location::current(call, function, 0, 0);
 }
 
-/// CUGUARD_EMULATION_API_ERRORS, read once; without it, on where AddressSanitizer runs (a
-/// cuguard_emulate(... SANITIZE) build), off otherwise.
+/// CUGUARD_EMULATION_API_ERRORS, read once (sanitizing_setting: on under ASan).
 inline bool api_errors_on() {
-  static const bool on = [] {
-    const char* s = platform::environment(platform::setting::emulation_api_errors);
-    if (s != nullptr && *s != '\0') return std::strcmp(s, "0") != 0;
-    return &__asan_set_error_report_callback != nullptr;
-  }();
+  static const bool on = sanitizing_setting(platform::setting::emulation_api_errors);
   return on;
 }
 

@@ -21,14 +21,17 @@ CUGUARD_IMPL_BEGIN_NAMESPACE
 namespace detail {
 namespace emulated_runtime {
 
-/// CUGUARD_EMULATION_LEAKCHECK, read once; without it, on where AddressSanitizer runs (a
-/// cuguard_emulate(... SANITIZE) build), off otherwise.
+/// A yes-or-no setting of the sanitizing checks (leakcheck, API errors): "0" off, any other
+/// value on; not set, on where AddressSanitizer runs (a cuguard_emulate(... SANITIZE) build).
+inline bool sanitizing_setting(platform::setting s) {
+  const char* value = platform::environment(s);
+  if (value != nullptr && *value != '\0') return std::strcmp(value, "0") != 0;
+  return &__asan_set_error_report_callback != nullptr;
+}
+
+/// CUGUARD_EMULATION_LEAKCHECK, read once.
 inline bool leakcheck_on() {
-  static const bool on = [] {
-    const char* s = platform::environment(platform::setting::emulation_leakcheck);
-    if (s != nullptr && *s != '\0') return std::strcmp(s, "0") != 0;
-    return &__asan_set_error_report_callback != nullptr;
-  }();
+  static const bool on = sanitizing_setting(platform::setting::emulation_leakcheck);
   return on;
 }
 
