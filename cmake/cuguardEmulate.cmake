@@ -15,8 +15,11 @@
 # report, as under compute-sanitizer, but for a fault),
 # so that a raw-pointer access outside an allocation or past a cudaMalloc block, a misaligned
 # access and a wild pointer's fault are reported, each with the CUDA context cuguard adds (block,
-# thread, launch, kernel, and the allocation of the address); leakcheck is on
-# (CUGUARD_EMULATION_LEAKCHECK, detail/platform/environment.hpp).
+# thread, launch, kernel, and the allocation of the address); every load and store goes through
+# AddressSanitizer's callbacks, which cuguard defines, so that a kernel's raw accesses to
+# `__shared__` arrays and dynamic shared memory reach the race detector as a view's do (each
+# `__shared__` declaration of a .cu file is listed by name); leakcheck and API errors are on
+# (CUGUARD_EMULATION_LEAKCHECK, CUGUARD_EMULATION_API_ERRORS, detail/platform/environment.hpp).
 
 # The translator: beside this file where cuguard is installed, in the checkout otherwise.
 if(EXISTS "${CMAKE_CURRENT_LIST_DIR}/cuguard_emulate.py")
@@ -74,7 +77,19 @@ function(cuguard_emulate target)
     # UBSan's checks of what compute-sanitizer finds too (misaligned, null and out-of-bounds
     # accesses), not those of C++ rules a GPU does not enforce (signed overflow wraps there).
     set(sanitizers -fsanitize=address,alignment,null,bounds -fsanitize-recover=address)
-    target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CXX>:${sanitizers};-fno-omit-frame-pointer;-g>")
+    # Every load and store calls AddressSanitizer's callback, which cuguard defines: it checks
+    # the access as AddressSanitizer does, and hands a kernel's raw access to shared memory to
+    # the race detector (detail/runtime/access_hooks.hpp).
+    if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+      set(hooks "SHELL:--param asan-instrumentation-with-call-threshold=0")
+    elseif(CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+      set(hooks "SHELL:-mllvm -asan-instrumentation-with-call-threshold=0")
+    else()
+      message(FATAL_ERROR "cuguard_emulate: SANITIZE needs GCC or Clang (${target} is built by ${CMAKE_CXX_COMPILER_ID})")
+    endif()
+    target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CXX>:${sanitizers};-fno-omit-frame-pointer;-g>"
+                                             "$<$<COMPILE_LANGUAGE:CXX>:${hooks}>")
+    target_compile_definitions(${target} PRIVATE CUGUARD_IMPL_ACCESS_HOOKS=1)
     target_link_options(${target} PRIVATE ${sanitizers})
   endif()
 endfunction()

@@ -36,6 +36,13 @@
 #include <cuguard/emulation.hpp> // before the toolkit's headers
 #include <cuguard/detail/runtime/backend.hpp>
 #include <cuguard/detail/runtime/emulated_calls.hpp>
+// A sanitized build's raw accesses to shared memory reach the race detector
+// (cuguard_emulate(... SANITIZE)); elsewhere a `__shared__` variable is not listed.
+#if defined(CUGUARD_IMPL_ACCESS_HOOKS) && CUGUARD_IMPL_ACCESS_HOOKS
+#  include <cuguard/detail/runtime/access_hooks.hpp> // IWYU pragma: export
+#else
+#  define CUGUARD_IMPL_SHARED_VARIABLE(name)
+#endif
 
 #include <cuda_runtime.h>
 

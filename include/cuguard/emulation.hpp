@@ -178,7 +178,7 @@ CUGUARD_IMPL_EMU_ATOMIC(atomicXor, static_cast<T>(old ^ v))
 #undef CUGUARD_IMPL_EMU_ATOMIC
 template <class T, class U, class V>
 inline T atomicCAS(T* address, U compare, V value) {
-  ::cuguard::detail::engine::note_atomic(address);
+  const ::cuguard::detail::engine::atomic_noted noted{address};
   T expected = static_cast<T>(compare);
   __atomic_compare_exchange_n(address, &expected, static_cast<T>(value), false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
   return expected;

@@ -224,6 +224,71 @@ def _extern_shared(text, masked):
     return edits
 
 
+_SHARED = re.compile(r"\b__shared__\b")
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+_NOT_NAMES = {"const", "volatile", "static", "unsigned", "signed", "int", "char", "short", "long", "float", "double",
+              "bool", "auto", "struct", "class", "__restrict__", "__restrict"}
+
+
+def _in_directive(masked, at):
+    """True if `at` lies in a preprocessor directive (a #define's body included)."""
+    start = masked.rfind("\n", 0, at) + 1
+    while True:
+        if masked[start:at].lstrip().startswith("#"):
+            return True
+        if start < 2 or masked[start - 2] != "\\":
+            return False
+        at = start - 1
+        start = masked.rfind("\n", 0, at) + 1
+
+
+def _declarators(declared):
+    """The names a declaration declares (`int a[4], b` -> a, b): its top-level commas split it."""
+    pieces, depth, angle, begin = [], 0, 0, 0
+    for i, c in enumerate(declared):
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c == "<" and depth == 0:
+            angle += 1
+        elif c == ">" and depth == 0 and angle > 0:
+            angle -= 1
+        elif c == "," and depth == 0 and angle == 0:
+            pieces.append(declared[begin:i])
+            begin = i + 1
+    pieces.append(declared[begin:])
+    names = []
+    for piece in pieces:
+        words = _IDENTIFIER.findall(piece.split("[", 1)[0].split("=", 1)[0])
+        if words and words[-1] not in _NOT_NAMES:
+            names.append(words[-1])
+    return names
+
+
+def _shared_variables(text, masked):
+    """After each `__shared__` declaration (not `extern`): CUGUARD_IMPL_SHARED_VARIABLE(name) for
+    each name it declares, which lists the variable for the race detector where a sanitized build
+    sees raw accesses (detail/emulation/shared_variables.hpp), on the same line."""
+    edits = []
+    for m in _SHARED.finditer(masked):
+        before = masked[:m.start()]
+        statement = max(before.rfind(";"), before.rfind("{"), before.rfind("}"))
+        if re.search(r"\bextern\b", before[statement + 1:]) or _in_directive(masked, m.start()):
+            continue
+        depth, end = 0, m.end()
+        while end < len(masked) and not (masked[end] in ";{}" and depth == 0):
+            depth += masked[end] in "([" and 1 or masked[end] in ")]" and -1 or 0
+            end += 1
+        if end >= len(masked) or masked[end] != ";":
+            continue
+        declared = _ALIGN.sub(" ", before[statement + 1:m.start()] + " " + masked[m.end():end])
+        names = _declarators(declared)
+        if names:
+            edits.append((end + 1, end + 1, "".join(f" CUGUARD_IMPL_SHARED_VARIABLE({n})" for n in names)))
+    return edits
+
+
 _INCLUDE = re.compile(r'^([ \t]*#[ \t]*include[ \t]*)"([^"\n]+)"', re.M)
 
 
@@ -241,7 +306,8 @@ def _includes(text, path):
 def translate(text, path, torch=False):
     """The build's copy of the CUDA source `text` read from `path` (see the module's doc)."""
     masked = _mask(text)
-    edits = sorted(_launches(text, masked, path, torch) + _extern_shared(text, masked) + _includes(text, path))
+    edits = sorted(_launches(text, masked, path, torch) + _extern_shared(text, masked) + _shared_variables(text, masked)
+                   + _includes(text, path))
     pieces, at = [], 0
     for begin, end, new in edits:
         if begin < at:

@@ -52,6 +52,23 @@ def test_extern_shared_becomes_dynamic_shared_memory():
     assert "static ::cuguard::detail::dynamic_shared_array<float> tile;" in outside
 
 
+def test_each_shared_variable_is_listed_by_name_on_its_line():
+    text = ("__shared__ int a[4], b;\n"
+            "__global__ void k() {\n"
+            "  static __shared__ __align__(16) cuda::std::array<float, 4> tiles[2][3];\n"
+            "  volatile __shared__ unsigned long long counts[N < 4 ? 1 : 2];\n"
+            "  extern __shared__ float dyn[];\n"
+            "}\n"
+            "#define SMEM __shared__ int q[3];\n")
+    lines = body(text).split("\n")
+    assert lines[0] == "__shared__ int a[4], b; CUGUARD_IMPL_SHARED_VARIABLE(a) CUGUARD_IMPL_SHARED_VARIABLE(b)"
+    assert lines[2].endswith("tiles[2][3]; CUGUARD_IMPL_SHARED_VARIABLE(tiles)")
+    assert lines[3].endswith("counts[N < 4 ? 1 : 2]; CUGUARD_IMPL_SHARED_VARIABLE(counts)")
+    assert "CUGUARD_IMPL_SHARED_VARIABLE(dyn)" not in lines[4]
+    assert lines[6] == "#define SMEM __shared__ int q[3];"
+    assert len(lines) == len(text.split("\n"))
+
+
 def test_a_quoted_include_beside_the_source_is_named_by_its_path(tmp_path):
     (tmp_path / "lltm.h").write_text("")
     source = tmp_path / "k.cu"

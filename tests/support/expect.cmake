@@ -1,5 +1,5 @@
 # Runs COMMAND (a ;-list) and checks its exit status (EXPECT_FAIL) and output (EXPECT_OUTPUT, a
-# regular expression that stdout + stderr must match).
+# regular expression that stdout + stderr must match; EXPECT_ABSENT, one they must not match).
 execute_process(COMMAND ${COMMAND} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 set(all "${out}${err}")
 if(EXPECT_FAIL AND rc EQUAL 0)
@@ -9,5 +9,8 @@ elseif(NOT EXPECT_FAIL AND NOT rc EQUAL 0)
 endif()
 if(DEFINED EXPECT_OUTPUT AND NOT all MATCHES "${EXPECT_OUTPUT}")
   message(FATAL_ERROR "output does not match\n  ${EXPECT_OUTPUT}\noutput:\n${all}")
+endif()
+if(DEFINED EXPECT_ABSENT AND all MATCHES "${EXPECT_ABSENT}")
+  message(FATAL_ERROR "output matches what it must not\n  ${EXPECT_ABSENT}\noutput:\n${all}")
 endif()
 message(STATUS "as expected (exit status ${rc})")

@@ -40,9 +40,16 @@ inline void note_atomic(const void* p) noexcept {
   if (current_runner != nullptr && current_thread != nullptr) current_runner->races().atomic(p);
 }
 
+/// Notes an atomic operation on `p` as it ends, when the operation's own access is logged (a
+/// sanitizer's access hook logs a raw one as the operation reads).
+struct atomic_noted {
+  const void* p;
+  ~atomic_noted() { note_atomic(p); }
+};
+
 template <class T, class Op>
 T atomic_update(T* address, Op op) noexcept {
-  note_atomic(address);
+  const atomic_noted noted{address};
   if constexpr (std::is_integral<T>::value) {
     T old = __atomic_load_n(address, __ATOMIC_RELAXED);
     while (!__atomic_compare_exchange_n(address, &old, op(old), false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {

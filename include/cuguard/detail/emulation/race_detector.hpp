@@ -60,6 +60,7 @@ class race_detector {
   /// [old_dynamic, + old_bytes) are no longer shared memory (the buffer may move).
   void begin_grid(const unsigned char* old_dynamic, std::size_t old_bytes) {
     race_ = shared_race{};
+    race_across_ = false;
     ++launch_;
     const auto begin = reinterpret_cast<std::uintptr_t>(old_dynamic), end = begin + old_bytes;
     const auto outside = [&](std::uintptr_t addr, std::size_t bytes) {
@@ -164,7 +165,7 @@ class race_detector {
       if (c.writer >= 0 && !ordered(c.writer, c.writer_warp_epoch, t))
         found(t, wrote ? race_order::write_after_write : race_order::read_after_write, l, c.writer, c.writer_site);
       if (wrote) {
-        for (int r = c.readers; r >= 0 && !race_.found; r = readers_[static_cast<std::size_t>(r)].next) {
+        for (int r = c.readers; r >= 0 && !(race_.found && race_across_); r = readers_[static_cast<std::size_t>(r)].next) {
           const reader& e = readers_[static_cast<std::size_t>(r)];
           if (!ordered(e.thread, e.warp_epoch, t)) found(t, race_order::write_after_read, l, e.thread, e.site);
         }
@@ -184,7 +185,7 @@ class race_detector {
     bytes_.clear();
   }
 
-  /// The grid's first race (found false: none).
+  /// The grid's first race between two warps, else its first race (found false: none).
   const shared_race& first() const noexcept { return race_; }
 
  private:
@@ -231,8 +232,12 @@ class race_detector {
     return ua == b || (ua / 32 == b / 32 && warp_epochs_[ua / 32] != e);
   }
 
+  /// Keeps the grid's first race, or the first between two warps where the first was within
+  /// one: the report names the barrier that orders them all (__syncthreads(), not __syncwarp()).
   void found(unsigned t, race_order order, const logged_access& l, int other, const source_site& other_site) {
-    if (race_.found) return;
+    const bool across = t / 32 != static_cast<unsigned>(other) / 32;
+    if (race_.found && (race_across_ || !across)) return;
+    race_across_ = across;
     race_.found = true;
     race_.block = block_;
     race_.thread = t;
@@ -295,6 +300,7 @@ class race_detector {
   std::uint64_t launch_ = 0;
   uint3 block_{};
   shared_race race_{};
+  bool race_across_ = false; ///< race_ is between two warps
 };
 
 } // namespace engine

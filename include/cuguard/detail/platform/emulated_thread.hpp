@@ -16,11 +16,13 @@ CUGUARD_IMPL_BEGIN_NAMESPACE
 namespace detail {
 namespace platform {
 
-/// A source position (file, function, line).
+/// A source position (file, function, line), or where only a pc is known (a raw access seen by
+/// a sanitizer's hook: file null), the pc, looked up where a report names it.
 struct source_site {
   const char* file;
   const char* function;
   unsigned line;
+  const void* pc = nullptr;
 };
 
 /// One access to shared memory through a checked view, as a race report names it.

@@ -11,7 +11,6 @@
 #include <cuguard/detail/runtime/backend.hpp>
 #include <cuguard/violation.hpp>
 
-#include <dlfcn.h>
 #include <signal.h>
 #include <ucontext.h>
 
@@ -44,15 +43,8 @@ inline void on_fault(int signal, siginfo_t* info, void* context) {
     return;
   }
   const std::uintptr_t pc = fault_pc(context);
-  Dl_info where{};
-  const char* function = "";
-  text name;
-  if (pc != 0 && ::dladdr(reinterpret_cast<void*>(pc), &where) != 0 && where.dli_sname != nullptr) {
-    name = backend::readable_name(where.dli_sname);
-    function = name.c_str();
-  }
   const uint3 block{t->block[0], t->block[1], t->block[2]}, thread{t->thread[0], t->thread[1], t->thread[2]};
-  backend::record_finding({block, thread, thread, {where.dli_fname != nullptr ? where.dli_fname : "", function, 0},
+  backend::record_finding({block, thread, thread, {nullptr, nullptr, 0, reinterpret_cast<const void*>(pc)},
                            {"", "", 0}},
                           dim3(t->grid[0], t->grid[1], t->grid[2]), dim3(t->block_dim[0], t->block_dim[1], t->block_dim[2]),
                           [&](violation& v) {

@@ -30,6 +30,9 @@
 #include <utility>
 #include <vector>
 
+/// The sanitizers' symbolizer (where a sanitizer's runtime is linked).
+extern "C" void __sanitizer_symbolize_pc(void* pc, const char* format, char* out, std::size_t size) __attribute__((weak));
+
 CUGUARD_IMPL_BEGIN_NAMESPACE
 namespace detail {
 namespace backend {
@@ -233,6 +236,43 @@ struct scheduler_finding {
   detail::engine::source_site site, other_site;
 };
 
+/// A site of a finding: its file, function and line, found from its pc where only that is known
+/// (a raw access seen by a sanitizer's hook, a fault): by the sanitizer's symbolizer where one is
+/// linked (file and line with debug information), else the module and function (dladdr).
+class finding_site {
+ public:
+  explicit finding_site(const detail::engine::source_site& s) : site_(s) {
+    if (s.file != nullptr) return;
+    site_ = {"", "", 0, s.pc};
+    if (s.pc == nullptr) return;
+    char found[1024];
+    if (&__sanitizer_symbolize_pc != nullptr) {
+      __sanitizer_symbolize_pc(const_cast<void*>(s.pc), "%s\x1f%l\x1f%f", found, sizeof found);
+      char* line = std::strchr(found, '\x1f');
+      char* function = line != nullptr ? std::strchr(line + 1, '\x1f') : nullptr;
+      if (function != nullptr && std::strncmp(found, "<null>", 6) != 0) {
+        *line++ = *function++ = '\0';
+        file_ = found;
+        function_ = function;
+        site_ = {file_.c_str(), function_.c_str(), static_cast<unsigned>(std::strtoul(line, nullptr, 10)), s.pc};
+        return;
+      }
+    }
+    Dl_info where{};
+    if (::dladdr(const_cast<void*>(s.pc), &where) == 0) return;
+    file_ = where.dli_fname != nullptr ? where.dli_fname : "";
+    if (where.dli_sname != nullptr) function_ = readable_name(where.dli_sname);
+    site_ = {file_.c_str(), function_.c_str(), 0, s.pc};
+  }
+  finding_site(const finding_site&) = delete;
+  finding_site& operator=(const finding_site&) = delete;
+  const detail::engine::source_site& get() const noexcept { return site_; }
+
+ private:
+  detail::engine::source_site site_;
+  text file_, function_;
+};
+
 /// Records a finding of the scheduler as device code records a violation (the first violation
 /// of the launch keeps the record; every one is counted): the fields every such record has, then
 /// `fill(v)` the kind's own, into `state`'s channel (a fault's: the running OS thread's).
@@ -245,9 +285,10 @@ void record_finding(const scheduler_finding& f, dim3 grid, dim3 block, const Fil
   violation& v = state.report->rec.v;
   v.dim = -1;
   v.device = -1;
-  copy_tail(v.file, f.site.file);
-  copy_text(v.function, f.site.function);
-  v.line = f.site.line;
+  const finding_site site(f.site), other_site(f.other_site);
+  copy_tail(v.file, site.get().file);
+  copy_text(v.function, site.get().function);
+  v.line = site.get().line;
   const unsigned thread[3] = {f.thread.x, f.thread.y, f.thread.z}, other[3] = {f.other.x, f.other.y, f.other.z};
   const unsigned at[3] = {f.block.x, f.block.y, f.block.z}, g[3] = {grid.x, grid.y, grid.z},
                  bl[3] = {block.x, block.y, block.z};
@@ -256,9 +297,9 @@ void record_finding(const scheduler_finding& f, dim3 grid, dim3 block, const Fil
   std::memcpy(v.block, at, sizeof at);
   std::memcpy(v.launch.grid, g, sizeof g);
   std::memcpy(v.launch.block, bl, sizeof bl);
-  copy_tail(v.other_site.file, f.other_site.file);
-  copy_text(v.other_site.function, f.other_site.function);
-  v.other_site.line = f.other_site.line;
+  copy_tail(v.other_site.file, other_site.get().file);
+  copy_text(v.other_site.function, other_site.get().function);
+  v.other_site.line = other_site.get().line;
   v.launch.id = state.launch_id != nullptr ? *state.launch_id : 0;
   fill(v);
   publish_record(state.report, state.counters);

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: Apache-2.0
+// AddressSanitizer's access callbacks, as cuguard_emulate(... SANITIZE) builds a target: the
+// compiler calls __asan_load4_noabort(address) and its kind before every load and store
+// (--param asan-instrumentation-with-call-threshold=0) instead of checking inline. cuguard's
+// definitions check the access as AddressSanitizer does (and report it through it, at the
+// caller's pc), then hand a raw access of an emulated kernel to a `__shared__` variable (listed
+// by detail/emulation/shared_variables.hpp) or to the dynamic shared memory to the block's race
+// detector, as a view's access is: so races on raw shared arrays are found too. The definitions
+// are weak: one per program, ahead of the sanitizer runtime's own.
+#pragma once
+
+#include <cuguard/config.hpp>
+#include <cuguard/detail/emulation/intrinsics.hpp>
+#include <cuguard/detail/emulation/shared_variables.hpp>
+#include <cuguard/detail/platform/emulated_thread.hpp>
+
+#include <cstddef>
+#include <cstdint>
+
+extern "C" void* __asan_region_is_poisoned(void* begin, std::size_t size);
+extern "C" void __asan_report_error(void* pc, void* bp, void* sp, void* addr, int is_write, std::size_t size);
+
+CUGUARD_IMPL_BEGIN_NAMESPACE
+namespace detail {
+namespace emulated_runtime {
+
+/// What the race detector's description of a raw access to shared memory is made from.
+struct raw_shared_access {
+  const engine::shared_variable* variable; ///< null: the dynamic shared memory
+  std::uintptr_t begin;                    ///< of the variable (or the dynamic shared memory)
+  std::size_t bytes;                       ///< of the dynamic shared memory
+  std::uintptr_t address;
+  const void* pc;
+
+  /// The access as a report names it: the variable, the element's index, the caller's pc (its
+  /// file and line are looked up where a report needs them).
+  static void describe(platform::shared_access& a, const void* context) {
+    const raw_shared_access& c = *static_cast<const raw_shared_access*>(context);
+    const engine::shared_variable* v = c.variable;
+    a.label = v != nullptr ? v->name : "extern __shared__";
+    a.type = v != nullptr ? v->type : "uint8";
+    a.type_const = v != nullptr && v->type_const;
+    a.op = operation::access;
+    a.rank = v != nullptr ? v->rank : 1;
+    a.width = 0;
+    std::int64_t element = static_cast<std::int64_t>((c.address - c.begin) / (v != nullptr ? v->element_bytes : 1));
+    for (int r = a.rank - 1; r >= 0; --r) {
+      const std::int64_t n = v != nullptr ? v->extent[r] : static_cast<std::int64_t>(c.bytes);
+      a.extent[r] = n;
+      a.index[r] = r > 0 ? element % n : element;
+      element /= n;
+    }
+    std::int64_t stride = 1;
+    for (int r = a.rank - 1; r >= 0; --r) {
+      a.stride[r] = stride;
+      stride *= a.extent[r];
+    }
+    a.site = platform::source_site{nullptr, nullptr, 0, c.pc};
+  }
+};
+
+inline thread_local bool in_access_hook = false;
+
+/// A load or store of `n` bytes at `p` by the code at `pc` (its frame `bp`): reported as
+/// AddressSanitizer reports a bad one; one of an emulated kernel's threads to shared memory is
+/// noted for the race detector.
+__attribute__((no_sanitize_address)) inline void on_access(void* p, std::size_t n, bool write, void* pc, void* bp,
+                                                            void* sp) {
+  if (void* bad = __asan_region_is_poisoned(p, n)) __asan_report_error(pc, bp, sp, bad, write ? 1 : 0, n);
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  if (engine::current_runner == nullptr || engine::current_thread == nullptr || in_access_hook) return;
+  in_access_hook = true;
+  engine::grid_runner& runner = *engine::current_runner;
+  raw_shared_access access{nullptr, 0, 0, a, static_cast<const char*>(pc) - 1};
+  access.variable = engine::find_shared_variable(a, n, &access.begin);
+  const auto dynamic = reinterpret_cast<std::uintptr_t>(runner.dynamic_shared());
+  const std::size_t dynamic_bytes = runner.dynamic_shared_bytes();
+  if (access.variable == nullptr && a >= dynamic && n <= dynamic_bytes && a - dynamic <= dynamic_bytes - n) {
+    access.begin = dynamic;
+    access.bytes = dynamic_bytes;
+  }
+  // (is_shared: the block's thread_local storage, where the variable lies, is found once a grid)
+  if (access.bytes != 0 || (access.variable != nullptr && runner.is_shared(p)))
+    runner.note_shared(p, n, 1,
+                       [&access](platform::shared_access& out) { raw_shared_access::describe(out, &access); });
+  in_access_hook = false;
+}
+
+} // namespace emulated_runtime
+} // namespace detail
+CUGUARD_IMPL_END_NAMESPACE
+
+// The callbacks, by size (N: any size), with the signatures GCC declares them with; each passes
+// its caller's pc and frame.
+#define CUGUARD_IMPL_ACCESS_HOOK(name, size, write, ...)                                                    \
+  extern "C" __attribute__((weak, noinline, no_sanitize_address)) void name(void* p __VA_ARGS__) {          \
+    ::cuguard::detail::emulated_runtime::on_access(p, size, write, __builtin_return_address(0),             \
+                                                   __builtin_frame_address(1), __builtin_frame_address(0)); \
+  }
+#define CUGUARD_IMPL_ACCESS_HOOKS_OF(size)                           \
+  CUGUARD_IMPL_ACCESS_HOOK(__asan_load##size##_noabort, size, false) \
+  CUGUARD_IMPL_ACCESS_HOOK(__asan_store##size##_noabort, size, true)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wframe-address"
+CUGUARD_IMPL_ACCESS_HOOKS_OF(1)
+CUGUARD_IMPL_ACCESS_HOOKS_OF(2)
+CUGUARD_IMPL_ACCESS_HOOKS_OF(4)
+CUGUARD_IMPL_ACCESS_HOOKS_OF(8)
+CUGUARD_IMPL_ACCESS_HOOKS_OF(16)
+CUGUARD_IMPL_ACCESS_HOOK(__asan_loadN_noabort, static_cast<std::size_t>(n), false, , long n)
+CUGUARD_IMPL_ACCESS_HOOK(__asan_storeN_noabort, static_cast<std::size_t>(n), true, , long n)
+#pragma GCC diagnostic pop
+#undef CUGUARD_IMPL_ACCESS_HOOKS_OF
+#undef CUGUARD_IMPL_ACCESS_HOOK
