@@ -18,8 +18,11 @@
 # thread, launch, kernel, and the allocation of the address); every load and store goes through
 # AddressSanitizer's callbacks, which cuguard defines, so that a kernel's raw accesses to
 # `__shared__` arrays and dynamic shared memory reach the race detector as a view's do (each
-# `__shared__` declaration of a .cu file is listed by name); leakcheck and API errors are on
-# (CUGUARD_EMULATION_LEAKCHECK, CUGUARD_EMULATION_API_ERRORS, detail/platform/environment.hpp).
+# `__shared__` declaration of a .cu file is listed by name), and initcheck sees which bytes of
+# each cudaMalloc block a kernel reads before anything wrote them; leakcheck, initcheck and API
+# errors are on (CUGUARD_EMULATION_LEAKCHECK, _INITCHECK, _API_ERRORS,
+# detail/platform/environment.hpp), and so are checks, where the target's CUGUARD_CHECKS property
+# does not say otherwise.
 
 # The translator: beside this file where cuguard is installed, in the checkout otherwise.
 if(EXISTS "${CMAKE_CURRENT_LIST_DIR}/cuguard_emulate.py")
@@ -90,6 +93,12 @@ function(cuguard_emulate target)
     target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CXX>:${sanitizers};-fno-omit-frame-pointer;-g>"
                                              "$<$<COMPILE_LANGUAGE:CXX>:${hooks}>")
     target_compile_definitions(${target} PRIVATE CUGUARD_IMPL_ACCESS_HOOKS=1)
+    # A sanitized build is a debugging build: checks on, where the target does not say otherwise
+    # (the scheduler's and initcheck's findings are records of the checked build's channel).
+    get_target_property(checks ${target} CUGUARD_CHECKS)
+    if(checks STREQUAL "checks-NOTFOUND")
+      set_property(TARGET ${target} PROPERTY CUGUARD_CHECKS ON)
+    endif()
     target_link_options(${target} PRIVATE ${sanitizers})
   endif()
 endfunction()

@@ -20,6 +20,13 @@ struct alignas(sizeof(T) * N) vec {
 };
 
 namespace detail {
+#if defined(CUGUARD_IMPL_ACCESS_HOOKS) && CUGUARD_IMPL_ACCESS_HOOKS
+// A sanitized emulated build (detail/runtime/access_hooks.hpp) sees a vector access as the access
+// it is: memcpy is not one of the loads and stores its callbacks see.
+#  define CUGUARD_IMPL_VEC_ACCESS(hook, p, bytes) hook(const_cast<void*>(static_cast<const volatile void*>(p)), bytes)
+#else
+#  define CUGUARD_IMPL_VEC_ACCESS(hook, p, bytes) (void)0
+#endif
 /// Reads a vec<T, N> at `p` in one access (host code: memcpy, which compilers turn into one load).
 template <class T, int N, class P>
 CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE vec<T, N> read_vec(const P* p) noexcept {
@@ -27,6 +34,7 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE vec<T, N> read_vec(const P* p) noex
   return *reinterpret_cast<const vec<T, N>*>(p);
 #else
   vec<T, N> out;
+  CUGUARD_IMPL_VEC_ACCESS(__asan_loadN_noabort, p, sizeof out);
   std::memcpy(static_cast<void*>(&out), p, sizeof out); // void*: T may be a class (__half)
   return out;
 #endif
@@ -37,6 +45,7 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void write_vec(P* p, vec<T, N> x) n
 #if CUGUARD_IMPL_DEVICE_PASS
   *reinterpret_cast<vec<T, N>*>(p) = x;
 #else
+  CUGUARD_IMPL_VEC_ACCESS(__asan_storeN_noabort, p, sizeof x);
   std::memcpy(static_cast<void*>(p), &x, sizeof x); // void*: -Wclass-memaccess for a class T (__half)
 #endif
 }

@@ -17,6 +17,11 @@
 //                                  else 0; read at the first allocation)
 //   CUGUARD_EMULATION_API_ERRORS=B 1: a call of the emulated runtime API that returns an error
 //                                  prints it with its caller (default as LEAKCHECK's)
+//   CUGUARD_EMULATION_INITCHECK=B  1: a kernel's read of device memory (cudaMalloc) that no
+//                                  kernel store, copy or memset wrote is reported, and an
+//                                  allocation nothing used is printed as it is freed or at exit;
+//                                  0: not (default as LEAKCHECK's; only where raw accesses are
+//                                  seen: cuguard_emulate(... SANITIZE))
 //
 // Compile-time settings are macros, read by config.hpp alone.
 #pragma once
@@ -31,7 +36,7 @@ namespace platform {
 
 /// The environment variables of the table above.
 enum class setting { launch_blocking, emulation_threads, emulation_schedule, emulation_stack_kb, emulation_leakcheck,
-                     emulation_api_errors };
+                     emulation_api_errors, emulation_initcheck };
 
 /// The name of the environment variable of `s` (for messages about its value too).
 constexpr const char* name_of(setting s) noexcept {
@@ -42,6 +47,7 @@ constexpr const char* name_of(setting s) noexcept {
     case setting::emulation_stack_kb: return "CUGUARD_EMULATION_STACK_KB";
     case setting::emulation_leakcheck: return "CUGUARD_EMULATION_LEAKCHECK";
     case setting::emulation_api_errors: return "CUGUARD_EMULATION_API_ERRORS";
+    case setting::emulation_initcheck: return "CUGUARD_EMULATION_INITCHECK";
   }
   return "";
 }

@@ -246,6 +246,7 @@ inline void append_headline(text& out, const violation& v) {
     case violation_kind::divergent_barrier: return append_divergent_barrier(out, v);
     case violation_kind::shared_race: return append_shared_race(out, v);
     case violation_kind::illegal_address: return append_illegal_address(out, v);
+    case violation_kind::uninitialized_read: return append_uninitialized_read(out, v);
     case violation_kind::none: break;
   }
   out << "no violation";
@@ -290,7 +291,10 @@ inline void append_details(text& out, const violation& v) {
   }
   // Unless CUGUARD_ON_DEVICE_VIOLATION_CONTINUE, a thread stops at its first violation: the count
   // is one per thread, and later violations of those threads were never made.
-  if (v.count > 1 && v.count_is_lower_bound)
+  // initcheck's reads stop no thread: each is counted.
+  if (v.count > 1 && v.kind == violation_kind::uninitialized_read)
+    out << "\n  (" << v.count - 1 << " more uninitialized reads in this launch)";
+  else if (v.count > 1 && v.count_is_lower_bound)
     out << "\n  (" << v.count - 1 << " more threads stopped at a violation in this launch)";
   else if (v.count > 1)
     out << "\n  (" << v.count - 1 << " more violations in this launch)";

@@ -56,6 +56,21 @@ inline void append_illegal_address(text& out, const violation& v) {
          "line)";
 }
 
+/// "uninitialized read: thread (16,0,0) reads 4 bytes at 0x..., 64 bytes into the 256 bytes of
+/// device memory allocated by cudaMalloc in main, which nothing wrote (...)": initcheck's finding
+/// (`value`: the offset, `limit`: the allocation's bytes, `value_end`: the bytes nothing wrote).
+inline void append_uninitialized_read(text& out, const violation& v) {
+  char numbers[96];
+  out << "uninitialized read: thread ";
+  append_dim3(out, v.thread);
+  std::snprintf(numbers, sizeof numbers, " reads %lld byte%s at 0x%llx, ", static_cast<long long>(v.bytes),
+                v.bytes == 1 ? "" : "s", static_cast<unsigned long long>(v.address));
+  out << numbers << v.value << " bytes into the " << v.limit << " bytes of device memory allocated by " << v.label;
+  if (v.value_end != v.bytes) out << ", " << v.value_end << " of which nothing wrote";
+  else out << ", which nothing wrote";
+  out << " (no kernel store, copy or memset before the read: on a GPU the value is undefined)";
+}
+
 /// "divergent barrier: thread (0,0,0) waits at __syncthreads() at k.cu:12, thread (16,0,0)
 /// returned without reaching it" (or: "... waits at the one at k.cu:15")
 inline void append_divergent_barrier(text& out, const violation& v) {

@@ -5,14 +5,16 @@
 // definitions check the access as AddressSanitizer does (and report it through it, at the
 // caller's pc), then hand a raw access of an emulated kernel to a `__shared__` variable (listed
 // by detail/emulation/shared_variables.hpp) or to the dynamic shared memory to the block's race
-// detector, as a view's access is: so races on raw shared arrays are found too. The definitions
-// are weak: one per program, ahead of the sanitizer runtime's own.
+// detector, as a view's access is: so races on raw shared arrays are found too; and hand every
+// access of a kernel to initcheck (detail/runtime/init_check.hpp). The definitions are weak: one
+// per program, ahead of the sanitizer runtime's own.
 #pragma once
 
 #include <cuguard/config.hpp>
 #include <cuguard/detail/emulation/intrinsics.hpp>
 #include <cuguard/detail/emulation/shared_variables.hpp>
 #include <cuguard/detail/platform/emulated_thread.hpp>
+#include <cuguard/detail/runtime/init_check.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -70,6 +72,7 @@ __attribute__((no_sanitize_address)) inline void on_access(void* p, std::size_t 
   const auto a = reinterpret_cast<std::uintptr_t>(p);
   if (engine::current_runner == nullptr || engine::current_thread == nullptr || in_access_hook) return;
   in_access_hook = true;
+  if (initcheck_on()) shadow_access(a, n, write, static_cast<const char*>(pc) - 1);
   engine::grid_runner& runner = *engine::current_runner;
   raw_shared_access access{nullptr, 0, 0, a, static_cast<const char*>(pc) - 1};
   access.variable = engine::find_shared_variable(a, n, &access.begin);

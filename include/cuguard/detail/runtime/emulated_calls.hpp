@@ -9,6 +9,12 @@
 #include <cuguard/check.hpp>
 #include <cuguard/detail/runtime/backend.hpp>
 #include <cuguard/detail/runtime/leak_check.hpp>
+#if defined(CUGUARD_IMPL_ACCESS_HOOKS) && CUGUARD_IMPL_ACCESS_HOOKS
+#  include <cuguard/detail/runtime/init_check.hpp>
+#  define CUGUARD_IMPL_INITCHECK 1 // a sanitized build sees every access: initcheck can be on
+#else
+#  define CUGUARD_IMPL_INITCHECK 0
+#endif
 #include <cuguard/lifetime.hpp>
 
 #include <cuda_runtime.h>
@@ -141,7 +147,13 @@ inline cudaError_t allocate(void** p, std::size_t bytes, memory_space space, con
   if (lost()) return result(cudaErrorLaunchFailure);
   if (backend::allocate_in(p, bytes, space) != 0) return result(cudaErrorMemoryAllocation);
   const bool listing = leakcheck_on();
-  const cuda::std::source_location site = CUGUARD_IMPL_CHECKS || listing ? call_site(call) : cuda::std::source_location{};
+#if CUGUARD_IMPL_INITCHECK
+  const bool shadowing = space == memory_space::device && initcheck_on();
+#else
+  constexpr bool shadowing = false;
+#endif
+  const cuda::std::source_location site =
+      CUGUARD_IMPL_CHECKS || listing || shadowing ? call_site(call) : cuda::std::source_location{};
   {
     std::lock_guard<std::mutex> lock(backend::memory().mutex);
     backend::emulated_block& b = backend::memory().blocks[reinterpret_cast<std::uintptr_t>(*p)];
@@ -149,6 +161,9 @@ inline cudaError_t allocate(void** p, std::size_t bytes, memory_space space, con
     b.function = site.function_name();
   }
   if (listing) list_leaks_at_exit();
+#if CUGUARD_IMPL_INITCHECK
+  if (shadowing) shadow_allocation(*p, bytes, call, site.function_name());
+#endif
 #if CUGUARD_IMPL_CHECKS
   track(*p, bytes, call, space, space == memory_space::pinned ? -1 : 0, site);
 #endif
@@ -170,6 +185,13 @@ inline cudaError_t free_block(void* p, bool host, const char* call) {
   registry().release_live(p, call_site(call));
 #else
   (void)call;
+#endif
+#if CUGUARD_IMPL_INITCHECK
+  if (block.space == memory_space::device && initcheck_on()) {
+    text when = call;
+    when << " in " << call_site(call).function_name();
+    drop_shadow(p, when.c_str());
+  }
 #endif
   backend::free_in(p, block.space);
   return cudaSuccess;
@@ -200,6 +222,9 @@ inline cudaError_t copy(void* dst, const void* src, std::size_t bytes, cudaMemcp
   }
   if (!range_ok(dst, bytes, dst_device) || !range_ok(src, bytes, src_device)) return result(cudaErrorInvalidValue);
   if (bytes != 0) std::memmove(dst, src, bytes);
+#if CUGUARD_IMPL_INITCHECK
+  if (initcheck_on()) shadow_written(dst, bytes);
+#endif
   return cudaSuccess;
 }
 
@@ -207,6 +232,9 @@ inline cudaError_t set(void* p, int value, std::size_t bytes) {
   if (lost()) return result(cudaErrorLaunchFailure);
   if (!range_ok(p, bytes, true)) return result(cudaErrorInvalidValue);
   if (bytes != 0) std::memset(p, value, bytes);
+#if CUGUARD_IMPL_INITCHECK
+  if (initcheck_on()) shadow_written(p, bytes);
+#endif
   return cudaSuccess;
 }
 

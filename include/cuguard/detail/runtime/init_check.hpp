@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: Apache-2.0
+// initcheck under emulation, as compute-sanitizer's --tool initcheck: a shadow of each device
+// allocation of the emulated runtime API (cudaMalloc, cudaMallocAsync) that says which of its
+// bytes were written (by a kernel's store, a copy or a memset) and which were touched at all. A
+// kernel's read of a byte nothing wrote is an `uninitialized_read` record (the allocation, the
+// offset, the thread, the line); an allocation nothing touched is printed as it is freed, or at
+// exit. It needs every load and store of the kernels: it is on (CUGUARD_EMULATION_INITCHECK,
+// default on under AddressSanitizer) in cuguard_emulate(... SANITIZE) builds, whose access
+// callbacks (detail/runtime/access_hooks.hpp) call access().
+#pragma once
+
+#include <cuguard/config.hpp>
+#include <cuguard/detail/platform/emulated_thread.hpp>
+#include <cuguard/detail/platform/environment.hpp>
+#include <cuguard/detail/record/device_state.hpp>
+#include <cuguard/detail/report/text.hpp>
+#include <cuguard/detail/runtime/backend.hpp>
+#include <cuguard/detail/runtime/leak_check.hpp>
+#include <cuguard/violation.hpp>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <iterator>
+#include <map>
+#include <memory>
+#include <mutex>
+
+CUGUARD_IMPL_BEGIN_NAMESPACE
+namespace detail {
+namespace emulated_runtime {
+
+/// CUGUARD_EMULATION_INITCHECK, read once (sanitizing_setting: on under ASan).
+inline bool initcheck_on() {
+  static const bool on = sanitizing_setting(platform::setting::emulation_initcheck);
+  return on;
+}
+
+/// What the shadow of one allocation says of each byte.
+enum shadow_bits : unsigned char { written_bit = 1, touched_bit = 2 };
+
+struct shadowed_allocation {
+  std::size_t bytes;
+  std::unique_ptr<unsigned char[]> bits; ///< one per byte: shadow_bits
+  const char* call;
+  const char* function;
+};
+
+/// Every shadowed allocation, by address; `generation` counts the frees, so that an OS thread's
+/// cached allocation is known to be gone.
+struct shadow_table {
+  std::mutex mutex;
+  std::map<std::uintptr_t, shadowed_allocation> all;
+  std::atomic<std::uint64_t> generation{1};
+};
+inline shadow_table& shadows() {
+  static shadow_table* const t = new shadow_table; // never destroyed: frees may come late
+  return *t;
+}
+
+/// "the 256 bytes of device memory allocated by cudaMalloc in main (0x...)"
+inline void append_shadowed(text& s, std::uintptr_t begin, const shadowed_allocation& a) {
+  char address[32];
+  std::snprintf(address, sizeof address, " (0x%llx)", static_cast<unsigned long long>(begin));
+  s << "the " << static_cast<std::uint64_t>(a.bytes) << " bytes of device memory allocated by " << a.call;
+  if (a.function != nullptr && *a.function != '\0') s << " in " << a.function;
+  s << address;
+}
+
+/// Prints the allocation at `begin` if nothing touched any of its bytes (`when`: "cudaFree in
+/// main", "exit").
+inline void print_if_unused(std::uintptr_t begin, const shadowed_allocation& a, const char* when) {
+  for (std::size_t i = 0; i < a.bytes; ++i)
+    if (a.bits[i] != 0) return;
+  if (a.bytes == 0) return;
+  text s = "cuguard: unused memory: ";
+  append_shadowed(s, begin, a);
+  s << " were never used (no kernel, copy or memset touched them), at " << when;
+  std::fprintf(stderr, "%s\n", s.c_str());
+}
+
+/// A new device allocation of the runtime API: none of its bytes written.
+inline void shadow_allocation(void* p, std::size_t bytes, const char* call, const char* function) {
+  shadowed_allocation a{bytes, std::unique_ptr<unsigned char[]>(new unsigned char[bytes == 0 ? 1 : bytes]()), call,
+                        function};
+  shadow_table& t = shadows();
+  {
+    const std::lock_guard<std::mutex> lock(t.mutex);
+    t.all[reinterpret_cast<std::uintptr_t>(p)] = std::move(a);
+  }
+  struct at_exit {
+    ~at_exit() {
+      shadow_table& t = shadows();
+      const std::lock_guard<std::mutex> lock(t.mutex);
+      for (const auto& [begin, a] : t.all) print_if_unused(begin, a, "exit");
+    }
+  };
+  static at_exit printer;
+  (void)printer;
+}
+
+/// The allocation at `p` is freed (`when`: "cudaFree in main").
+inline void drop_shadow(void* p, const char* when) {
+  shadow_table& t = shadows();
+  const std::lock_guard<std::mutex> lock(t.mutex);
+  auto it = t.all.find(reinterpret_cast<std::uintptr_t>(p));
+  if (it == t.all.end()) return;
+  print_if_unused(it->first, it->second, when);
+  t.all.erase(it);
+  t.generation.fetch_add(1, std::memory_order_acq_rel);
+}
+
+/// The shadowed allocation that [a, a + n) starts in, through the calling OS thread's cache.
+struct shadow_lookup {
+  std::uintptr_t begin = 0;
+  shadowed_allocation* allocation = nullptr;
+  std::uint64_t generation = 0;
+
+  bool find(std::uintptr_t a) {
+    shadow_table& t = shadows();
+    const std::uint64_t now = t.generation.load(std::memory_order_acquire);
+    if (allocation != nullptr && generation == now && a - begin < allocation->bytes) return true;
+    const std::lock_guard<std::mutex> lock(t.mutex);
+    auto it = t.all.upper_bound(a);
+    if (it == t.all.begin() || a - std::prev(it)->first >= std::prev(it)->second.bytes) return false;
+    --it;
+    begin = it->first;
+    allocation = &it->second;
+    generation = now;
+    return true;
+  }
+};
+
+/// A copy or memset wrote [p, p + n) (the part of it in a shadowed allocation).
+inline void shadow_written(const void* p, std::size_t n) {
+  shadow_table& t = shadows();
+  const std::lock_guard<std::mutex> lock(t.mutex);
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  auto it = t.all.upper_bound(a);
+  if (n == 0 || it == t.all.begin()) return;
+  --it; // the allocation at or below a
+  shadowed_allocation& s = it->second;
+  const std::size_t from = a - it->first;
+  if (from >= s.bytes) return;
+  std::memset(s.bits.get() + from, written_bit | touched_bit, n < s.bytes - from ? n : s.bytes - from);
+}
+
+/// Records that the running thread read `unwritten` bytes nothing wrote of the `n` at `a`
+/// (offset `offset` into the allocation at `begin`), by the code at `pc`.
+inline void record_uninitialized_read(std::uintptr_t a, std::size_t n, std::size_t unwritten, std::uintptr_t begin,
+                                      const shadowed_allocation& s, const void* pc) {
+  const platform::emulated_thread* t = platform::running;
+  const uint3 block{t->block[0], t->block[1], t->block[2]}, thread{t->thread[0], t->thread[1], t->thread[2]};
+  backend::record_finding({block, thread, thread, {nullptr, nullptr, 0, pc}, {"", "", 0}},
+                          dim3(t->grid[0], t->grid[1], t->grid[2]), dim3(t->block_dim[0], t->block_dim[1], t->block_dim[2]),
+                          [&](violation& v) {
+                            v.kind = violation_kind::uninitialized_read;
+                            v.op = operation::access;
+                            v.space = memory_space::device;
+                            v.address = static_cast<std::int64_t>(a);
+                            v.bytes = static_cast<std::int64_t>(n);
+                            v.value = static_cast<std::int64_t>(a - begin);
+                            v.value_end = static_cast<std::int64_t>(unwritten);
+                            v.limit = static_cast<std::int64_t>(s.bytes);
+                            text label = s.call;
+                            if (s.function != nullptr && *s.function != '\0') label << " in " << s.function;
+                            copy_text(v.label, label.c_str());
+                          },
+                          current_device_state<void>());
+}
+
+/// A load or store of `n` bytes at `a` by the running kernel thread, from the code at `pc`.
+inline void shadow_access(std::uintptr_t a, std::size_t n, bool write, const void* pc) {
+  static thread_local shadow_lookup cache;
+  if (!cache.find(a)) return;
+  shadowed_allocation& s = *cache.allocation;
+  const std::size_t from = a - cache.begin, count = n < s.bytes - from ? n : s.bytes - from;
+  unsigned char* bits = s.bits.get() + from;
+  std::size_t unwritten = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    if (write) {
+      __atomic_store_n(bits + i, static_cast<unsigned char>(written_bit | touched_bit), __ATOMIC_RELAXED);
+      continue;
+    }
+    const unsigned char b = __atomic_fetch_or(bits + i, static_cast<unsigned char>(touched_bit), __ATOMIC_RELAXED);
+    unwritten += (b & written_bit) == 0 ? 1 : 0;
+  }
+  if (unwritten != 0) record_uninitialized_read(a, n, unwritten, cache.begin, s, pc);
+}
+
+} // namespace emulated_runtime
+} // namespace detail
+CUGUARD_IMPL_END_NAMESPACE
