@@ -92,7 +92,9 @@ function(cuguard_emulate target)
     endif()
     target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CXX>:${sanitizers};-fno-omit-frame-pointer;-g>"
                                              "$<$<COMPILE_LANGUAGE:CXX>:${hooks}>")
-    target_compile_definitions(${target} PRIVATE CUGUARD_IMPL_ACCESS_HOOKS=1)
+    # NVTX finds cuguard, the tool of its memory extension, among the process's symbols
+    # (detail/runtime/nvtx_injection.hpp).
+    target_compile_definitions(${target} PRIVATE CUGUARD_IMPL_ACCESS_HOOKS=1 NVTX_SUPPORT_ALREADY_INJECTED_LIBRARY=1)
     # A sanitized build is a debugging build: checks on, where the target does not say otherwise
     # (the scheduler's and initcheck's findings are records of the checked build's channel).
     get_target_property(checks ${target} CUGUARD_CHECKS)

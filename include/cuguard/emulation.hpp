@@ -152,7 +152,8 @@ inline T __ldg(const T* p) { return *p; }
   template <class T, class U>                                                                     \
   inline T NAME(T* address, U value) {                                                            \
     const T v = static_cast<T>(value);                                                            \
-    return ::cuguard::detail::engine::atomic_update(address, [v](T old) { return EXPR; });     \
+    return ::cuguard::detail::engine::atomic_update(address, [v](T old) { return EXPR; },       \
+                                                    __builtin_return_address(0));                 \
   }
 /// CUDA's atomicAdd exists for these element types only (int, unsigned int, unsigned long long,
 /// float, double, __half, __nv_bfloat16): emulation rejects the others as nvcc does.
@@ -166,7 +167,8 @@ inline T atomicAdd(T* address, U value) {
   static_assert(cuda_atomic_add_type_v<T>, "atomicAdd: CUDA has no atomicAdd for this type (64-bit signed integers: "
                                            "add through unsigned long long)");
   const T v = static_cast<T>(value);
-  return ::cuguard::detail::engine::atomic_update(address, [v](T old) { return static_cast<T>(old + v); });
+  return ::cuguard::detail::engine::atomic_update(address, [v](T old) { return static_cast<T>(old + v); },
+                                                  __builtin_return_address(0));
 }
 CUGUARD_IMPL_EMU_ATOMIC(atomicSub, static_cast<T>(old - v))
 CUGUARD_IMPL_EMU_ATOMIC(atomicExch, ((void)old, v))
@@ -178,7 +180,7 @@ CUGUARD_IMPL_EMU_ATOMIC(atomicXor, static_cast<T>(old ^ v))
 #undef CUGUARD_IMPL_EMU_ATOMIC
 template <class T, class U, class V>
 inline T atomicCAS(T* address, U compare, V value) {
-  const ::cuguard::detail::engine::atomic_noted noted{address};
+  const ::cuguard::detail::engine::atomic_noted noted{address, __builtin_return_address(0)};
   T expected = static_cast<T>(compare);
   __atomic_compare_exchange_n(address, &expected, static_cast<T>(value), false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
   return expected;

@@ -27,6 +27,7 @@ enum class violation_kind : unsigned char {
   shared_race,        ///< two threads of a block touched one shared element, one writing, with no barrier between (emulation)
   illegal_address,    ///< an access that faulted: memory the process has not mapped, or may not write (emulation: SIGSEGV or SIGBUS in a kernel's thread)
   uninitialized_read, ///< a kernel read device memory that nothing wrote (emulation: initcheck, cuguard_emulate(... SANITIZE))
+  annotation_violation, ///< an access NVTX's memory annotations forbid: in a pool outside its regions, or without the permission (emulation, SANITIZE)
 };
 
 /// The operation that found the violation.

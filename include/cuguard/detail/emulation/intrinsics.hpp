@@ -42,14 +42,27 @@ inline void note_atomic(const void* p) noexcept {
 
 /// Notes an atomic operation on `p` as it ends, when the operation's own access is logged (a
 /// sanitizer's access hook logs a raw one as the operation reads).
+/// The atomic operations the calling OS thread is in, and where the outermost was called (a
+/// sanitizer's access hook tells their accesses from plain ones, at the caller's line).
+inline thread_local int atomic_depth = 0;
+inline thread_local const void* atomic_caller = nullptr;
 struct atomic_noted {
   const void* p;
-  ~atomic_noted() { note_atomic(p); }
+  atomic_noted(const void* q, const void* caller) noexcept : p(q) {
+    if (atomic_depth++ == 0) atomic_caller = caller;
+  }
+  ~atomic_noted() {
+    --atomic_depth;
+    note_atomic(p);
+  }
+  atomic_noted(const atomic_noted&) = delete;
+  atomic_noted& operator=(const atomic_noted&) = delete;
 };
 
+/// `*address = op(*address)` atomically; `caller`: where the atomic function was called.
 template <class T, class Op>
-T atomic_update(T* address, Op op) noexcept {
-  const atomic_noted noted{address};
+T atomic_update(T* address, Op op, const void* caller) noexcept {
+  const atomic_noted noted{address, caller};
   if constexpr (std::is_integral<T>::value) {
     T old = __atomic_load_n(address, __ATOMIC_RELAXED);
     while (!__atomic_compare_exchange_n(address, &old, op(old), false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {

@@ -247,6 +247,7 @@ inline void append_headline(text& out, const violation& v) {
     case violation_kind::shared_race: return append_shared_race(out, v);
     case violation_kind::illegal_address: return append_illegal_address(out, v);
     case violation_kind::uninitialized_read: return append_uninitialized_read(out, v);
+    case violation_kind::annotation_violation: return append_annotation_violation(out, v);
     case violation_kind::none: break;
   }
   out << "no violation";

@@ -71,6 +71,40 @@ inline void append_uninitialized_read(text& out, const violation& v) {
   out << " (no kernel store, copy or memset before the read: on a GPU the value is undefined)";
 }
 
+/// "NVTX pool violation: thread (63,0,0) writes 1 byte at 0x..., in the 4096-byte memory pool at
+/// 0x... outside its regions (...)" or "NVTX permission violation: thread (0,0,0) writes 4 bytes
+/// at 0x..., in the 4 bytes at 0x... that nvtxMemPermissionsAssign made read-only".
+inline void append_annotation_violation(text& out, const violation& v) {
+  static const char* const verbs[4] = {" reads ", " writes ", " reads ", " atomically updates "};
+  static const char* const made[8] = {"neither readable nor writable", "read-only", "write-only", "readable and writable",
+                                      "atomic-only", "readable and atomic", "writable and atomic", ""};
+  const auto reason = static_cast<std::size_t>(v.value >= 0 && v.value < 4 ? v.value : 0);
+  char numbers[160];
+  out << (reason == 0 ? "NVTX pool violation: thread " : "NVTX permission violation: thread ");
+  append_dim3(out, v.thread);
+  std::snprintf(numbers, sizeof numbers, "%s%lld byte%s at 0x%llx, in the %lld %s at 0x%llx",
+                reason == 0 && v.width == 1 ? verbs[1] : verbs[reason],
+                static_cast<long long>(v.bytes), v.bytes == 1 ? "" : "s", static_cast<unsigned long long>(v.address),
+                static_cast<long long>(v.limit), reason == 0 ? "bytes of a memory pool (nvtxMemHeapRegister)" : "bytes",
+                static_cast<unsigned long long>(v.value_end));
+  out << numbers;
+  if (reason != 0) {
+    out << " that nvtxMemPermissionsAssign made " << made[v.width & 7]
+        << " (on a GPU under compute-sanitizer, an invalid access)";
+    return;
+  }
+  out << " outside every region registered in it (nvtxMemRegionsRegister";
+  if (v.expected[1] != 0) {
+    std::snprintf(numbers, sizeof numbers, "; the region below it: %lld bytes at 0x%llx, which it is %lld bytes past",
+                  static_cast<long long>(v.expected[1]), static_cast<unsigned long long>(v.expected[0]),
+                  static_cast<long long>(v.address - v.expected[0] - v.expected[1]));
+    out << numbers;
+  } else {
+    out << "; none below it: unregistered, or the pool reset";
+  }
+  out << ')';
+}
+
 /// "divergent barrier: thread (0,0,0) waits at __syncthreads() at k.cu:12, thread (16,0,0)
 /// returned without reaching it" (or: "... waits at the one at k.cu:15")
 inline void append_divergent_barrier(text& out, const violation& v) {

@@ -6,8 +6,9 @@
 // caller's pc), then hand a raw access of an emulated kernel to a `__shared__` variable (listed
 // by detail/emulation/shared_variables.hpp) or to the dynamic shared memory to the block's race
 // detector, as a view's access is: so races on raw shared arrays are found too; and hand every
-// access of a kernel to initcheck (detail/runtime/init_check.hpp). The definitions are weak: one
-// per program, ahead of the sanitizer runtime's own.
+// access of a kernel to initcheck (detail/runtime/init_check.hpp) and to the checks of NVTX's
+// memory annotations (detail/runtime/nvtx_memory.hpp). The definitions are weak: one per
+// program, ahead of the sanitizer runtime's own.
 #pragma once
 
 #include <cuguard/config.hpp>
@@ -15,6 +16,8 @@
 #include <cuguard/detail/emulation/shared_variables.hpp>
 #include <cuguard/detail/platform/emulated_thread.hpp>
 #include <cuguard/detail/runtime/init_check.hpp>
+#include <cuguard/detail/runtime/nvtx_injection.hpp> // IWYU pragma: export
+#include <cuguard/detail/runtime/nvtx_memory.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -72,9 +75,13 @@ __attribute__((no_sanitize_address)) inline void on_access(void* p, std::size_t 
   const auto a = reinterpret_cast<std::uintptr_t>(p);
   if (engine::current_runner == nullptr || engine::current_thread == nullptr || in_access_hook) return;
   in_access_hook = true;
-  if (initcheck_on()) shadow_access(a, n, write, static_cast<const char*>(pc) - 1);
+  // (an atomic's access is at the line of its call)
+  const bool atomic = engine::atomic_depth > 0;
+  const char* const at = static_cast<const char*>(atomic ? engine::atomic_caller : pc) - 1;
+  if (initcheck_on()) shadow_access(a, n, write, at);
+  nvtx_access(a, n, write, atomic, at);
   engine::grid_runner& runner = *engine::current_runner;
-  raw_shared_access access{nullptr, 0, 0, a, static_cast<const char*>(pc) - 1};
+  raw_shared_access access{nullptr, 0, 0, a, at};
   access.variable = engine::find_shared_variable(a, n, &access.begin);
   const auto dynamic = reinterpret_cast<std::uintptr_t>(runner.dynamic_shared());
   const std::size_t dynamic_bytes = runner.dynamic_shared_bytes();

@@ -64,7 +64,14 @@ inline shadow_table& shadows() {
 inline void append_shadowed(text& s, std::uintptr_t begin, const shadowed_allocation& a) {
   char address[32];
   std::snprintf(address, sizeof address, " (0x%llx)", static_cast<unsigned long long>(begin));
-  s << "the " << static_cast<std::uint64_t>(a.bytes) << " bytes of device memory allocated by " << a.call;
+  s << "the " << static_cast<std::uint64_t>(a.bytes) << " bytes of device memory";
+  {
+    backend::emulated_memory& m = backend::memory();
+    const std::lock_guard<std::mutex> lock(m.mutex);
+    auto it = m.blocks.find(begin);
+    if (it != m.blocks.end() && it->second.label != nullptr) s << " '" << it->second.label << "'";
+  }
+  s << " allocated by " << a.call;
   if (a.function != nullptr && *a.function != '\0') s << " in " << a.function;
   s << address;
 }

@@ -56,8 +56,9 @@ inline std::size_t list_leaks(const char* when) {
     ++count;
     bytes += block.bytes;
     text line = "cuguard: leak: ";
-    line << static_cast<std::uint64_t>(block.bytes) << " bytes of " << memory_name(block.space) << " allocated by "
-         << block.call;
+    line << static_cast<std::uint64_t>(block.bytes) << " bytes of " << memory_name(block.space);
+    if (block.label != nullptr) line << " '" << block.label << "'";
+    line << " allocated by " << block.call;
     if (block.function != nullptr && *block.function != '\0') line << " in " << block.function;
     char address[32];
     std::snprintf(address, sizeof address, " (0x%llx)", static_cast<unsigned long long>(begin));

@@ -49,6 +49,7 @@ struct emulated_block {
   const char* call = nullptr;     ///< the runtime API call that made it (null: a device_buffer)
   const char* function = nullptr; ///< the function that called it, where known (for leakcheck)
   bool listed = false;            ///< leakcheck listed it already (at a cudaDeviceReset)
+  const char* label = nullptr;    ///< its name (NVTX's nvtxMemRegionsName), kept for the process
 };
 struct emulated_memory {
   std::mutex mutex;
