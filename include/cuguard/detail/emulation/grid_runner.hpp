@@ -65,6 +65,7 @@ class grid_runner {
     protect_runtime();
     races_.begin_grid(shared_.dynamic(), shared_.dynamic_bytes());
     shared_.begin_grid(dynamic_shared);
+    dynamic_range = {reinterpret_cast<std::uintptr_t>(shared_.dynamic()), shared_.dynamic_bytes()};
     body_ = body;
     arg_ = arg;
     error_ = nullptr;
@@ -143,6 +144,9 @@ class grid_runner {
   }
 
   unsigned char* dynamic_shared() noexcept { return shared_.dynamic(); }
+  /// The grid's dynamic shared memory as plain data (address, bytes), for a sanitizer's access
+  /// hook, which reads it with no call.
+  struct { std::uintptr_t begin; std::size_t bytes; } dynamic_range{0, 0};
   std::size_t dynamic_shared_bytes() const noexcept { return shared_.dynamic_bytes(); }
 
   /// True if `p` points into the running block's shared memory: its dynamic shared memory, or

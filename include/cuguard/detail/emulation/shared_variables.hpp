@@ -43,6 +43,8 @@ struct shared_variable_list {
   std::deque<shared_variable> all; // a deque: an entry stays where it is
   std::atomic<unsigned> count{0};
 };
+/// Some variable is listed (plain data, for a sanitizer's access hook, which reads it with no call).
+inline bool shared_variables_listed = false;
 inline shared_variable_list& shared_variables() {
   static shared_variable_list list;
   return list;
@@ -77,6 +79,7 @@ bool declare_shared(void* (*address)() noexcept, const char* name, const char* f
   const std::lock_guard<std::mutex> lock(list.mutex);
   list.all.push_back(v);
   list.count.store(static_cast<unsigned>(list.all.size()), std::memory_order_release);
+  __atomic_store_n(&shared_variables_listed, true, __ATOMIC_RELEASE);
   return true;
 }
 

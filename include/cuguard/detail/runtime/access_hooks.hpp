@@ -23,6 +23,7 @@
 #include <cstdint>
 
 extern "C" void* __asan_region_is_poisoned(void* begin, std::size_t size);
+extern "C" void __asan_get_shadow_mapping(std::size_t* scale, std::size_t* offset);
 extern "C" void __asan_report_error(void* pc, void* bp, void* sp, void* addr, int is_write, std::size_t size);
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
@@ -66,25 +67,50 @@ struct raw_shared_access {
 
 inline thread_local bool in_access_hook = false;
 
+/// True if AddressSanitizer's shadow says some of the `n` bytes at `a` may not be accessed: its
+/// check, inline (a shadow byte k of a granule: 0 all of it addressable, 1 to 7 the first k
+/// bytes, negative none); __asan_region_is_poisoned gives the first bad byte after.
+__attribute__((no_sanitize_address)) inline bool poisoned(std::uintptr_t a, std::size_t n) noexcept {
+  // (no guarded static: its initialization's own accesses would come back here)
+  static std::size_t scale = 0, offset = 0;
+  static bool known = false;
+  if (!__atomic_load_n(&known, __ATOMIC_ACQUIRE)) {
+    __asan_get_shadow_mapping(&scale, &offset);
+    __atomic_store_n(&known, true, __ATOMIC_RELEASE);
+  }
+  const std::size_t granule = std::size_t{1} << scale;
+  for (std::uintptr_t g = a >> scale, last = (a + n - 1) >> scale; g <= last; ++g) {
+    const auto k = *reinterpret_cast<const volatile signed char*>(g + offset);
+    if (k == 0) continue;
+    const std::uintptr_t end = (g << scale) + granule - 1 < a + n - 1 ? granule - 1 : (a + n - 1) & (granule - 1);
+    if (k < 0 || end >= static_cast<std::uintptr_t>(k)) return true;
+  }
+  return false;
+}
+
 /// A load or store of `n` bytes at `p` by the code at `pc` (its frame `bp`): reported as
 /// AddressSanitizer reports a bad one; one of an emulated kernel's threads to shared memory is
 /// noted for the race detector.
 __attribute__((no_sanitize_address)) inline void on_access(void* p, std::size_t n, bool write, void* pc, void* bp,
                                                             void* sp) {
-  if (void* bad = __asan_region_is_poisoned(p, n)) __asan_report_error(pc, bp, sp, bad, write ? 1 : 0, n);
+  if (n != 0 && poisoned(reinterpret_cast<std::uintptr_t>(p), n))
+    if (void* bad = __asan_region_is_poisoned(p, n)) __asan_report_error(pc, bp, sp, bad, write ? 1 : 0, n);
   const auto a = reinterpret_cast<std::uintptr_t>(p);
   if (engine::current_runner == nullptr || engine::current_thread == nullptr || in_access_hook) return;
   in_access_hook = true;
   // (an atomic's access is at the line of its call)
   const bool atomic = engine::atomic_depth > 0;
   const char* const at = static_cast<const char*>(atomic ? engine::atomic_caller : pc) - 1;
-  if (initcheck_on()) shadow_access(a, n, write, at);
-  nvtx_access(a, n, write, atomic, at);
+  // (plain flags first: this function is not sanitized, so the sanitized functions it calls are
+  // not inlined into it, and each of their accesses comes back here)
+  if (__atomic_load_n(&shadowing_any, __ATOMIC_ACQUIRE)) shadow_access(a, n, write, at);
+  if (__atomic_load_n(&nvtx_active, __ATOMIC_ACQUIRE)) nvtx_access(a, n, write, atomic, at);
   engine::grid_runner& runner = *engine::current_runner;
   raw_shared_access access{nullptr, 0, 0, a, at};
-  access.variable = engine::find_shared_variable(a, n, &access.begin);
-  const auto dynamic = reinterpret_cast<std::uintptr_t>(runner.dynamic_shared());
-  const std::size_t dynamic_bytes = runner.dynamic_shared_bytes();
+  if (__atomic_load_n(&engine::shared_variables_listed, __ATOMIC_ACQUIRE))
+    access.variable = engine::find_shared_variable(a, n, &access.begin);
+  const std::uintptr_t dynamic = runner.dynamic_range.begin;
+  const std::size_t dynamic_bytes = runner.dynamic_range.bytes;
   if (access.variable == nullptr && a >= dynamic && n <= dynamic_bytes && a - dynamic <= dynamic_bytes - n) {
     access.begin = dynamic;
     access.bytes = dynamic_bytes;

@@ -18,6 +18,8 @@
 #include <cuguard/detail/runtime/leak_check.hpp>
 #include <cuguard/violation.hpp>
 
+#include <sys/mman.h>
+
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -41,11 +43,24 @@ inline bool initcheck_on() {
 /// What the shadow of one allocation says of each byte.
 enum shadow_bits : unsigned char { written_bit = 1, touched_bit = 2 };
 
+/// Shadow memory: pages of zeros the system maps as they are first written (a large cudaMalloc
+/// block costs what its kernels touch).
+struct shadow_pages {
+  void operator()(unsigned char* p) const noexcept { ::munmap(p, bytes); }
+  std::size_t bytes;
+};
+inline std::unique_ptr<unsigned char, shadow_pages> map_shadow(std::size_t bytes) {
+  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  return std::unique_ptr<unsigned char, shadow_pages>(p == MAP_FAILED ? nullptr : static_cast<unsigned char*>(p),
+                                                      shadow_pages{bytes});
+}
+
 struct shadowed_allocation {
   std::size_t bytes;
-  std::unique_ptr<unsigned char[]> bits; ///< one per byte: shadow_bits
+  std::unique_ptr<unsigned char, shadow_pages> bits; ///< one per byte: shadow_bits
   const char* call;
   const char* function;
+  bool touched; ///< any byte (written with __atomic: kernels run on several OS threads)
 };
 
 /// Every shadowed allocation, by address; `generation` counts the frees, so that an OS thread's
@@ -54,7 +69,12 @@ struct shadow_table {
   std::mutex mutex;
   std::map<std::uintptr_t, shadowed_allocation> all;
   std::atomic<std::uint64_t> generation{1};
+  /// Every shadowed allocation lies in [lowest, highest) (allocations only widen it): most of a
+  /// kernel's accesses (its stack, other memory) are told apart without the lock.
+  std::atomic<std::uintptr_t> lowest{~std::uintptr_t{0}}, highest{0};
 };
+/// Some allocation was shadowed (plain data, read by a sanitizer's access hook with no call).
+inline bool shadowing_any = false;
 inline shadow_table& shadows() {
   static shadow_table* const t = new shadow_table; // never destroyed: frees may come late
   return *t;
@@ -79,9 +99,7 @@ inline void append_shadowed(text& s, std::uintptr_t begin, const shadowed_alloca
 /// Prints the allocation at `begin` if nothing touched any of its bytes (`when`: "cudaFree in
 /// main", "exit").
 inline void print_if_unused(std::uintptr_t begin, const shadowed_allocation& a, const char* when) {
-  for (std::size_t i = 0; i < a.bytes; ++i)
-    if (a.bits[i] != 0) return;
-  if (a.bytes == 0) return;
+  if (a.bytes == 0 || __atomic_load_n(&a.touched, __ATOMIC_RELAXED)) return;
   text s = "cuguard: unused memory: ";
   append_shadowed(s, begin, a);
   s << " were never used (no kernel, copy or memset touched them), at " << when;
@@ -90,12 +108,17 @@ inline void print_if_unused(std::uintptr_t begin, const shadowed_allocation& a, 
 
 /// A new device allocation of the runtime API: none of its bytes written.
 inline void shadow_allocation(void* p, std::size_t bytes, const char* call, const char* function) {
-  shadowed_allocation a{bytes, std::unique_ptr<unsigned char[]>(new unsigned char[bytes == 0 ? 1 : bytes]()), call,
-                        function};
+  if (bytes == 0) return;
+  shadowed_allocation a{bytes, map_shadow(bytes), call, function, false};
+  if (a.bits == nullptr) return; // no address space for it: not followed
   shadow_table& t = shadows();
   {
     const std::lock_guard<std::mutex> lock(t.mutex);
-    t.all[reinterpret_cast<std::uintptr_t>(p)] = std::move(a);
+    const auto begin = reinterpret_cast<std::uintptr_t>(p);
+    t.all[begin] = std::move(a);
+    if (begin < t.lowest.load(std::memory_order_relaxed)) t.lowest.store(begin, std::memory_order_release);
+    if (begin + bytes > t.highest.load(std::memory_order_relaxed)) t.highest.store(begin + bytes, std::memory_order_release);
+    __atomic_store_n(&shadowing_any, true, __ATOMIC_RELEASE);
   }
   struct at_exit {
     ~at_exit() {
@@ -129,6 +152,7 @@ struct shadow_lookup {
     shadow_table& t = shadows();
     const std::uint64_t now = t.generation.load(std::memory_order_acquire);
     if (allocation != nullptr && generation == now && a - begin < allocation->bytes) return true;
+    if (a < t.lowest.load(std::memory_order_acquire) || a >= t.highest.load(std::memory_order_acquire)) return false;
     const std::lock_guard<std::mutex> lock(t.mutex);
     auto it = t.all.upper_bound(a);
     if (it == t.all.begin() || a - std::prev(it)->first >= std::prev(it)->second.bytes) return false;
@@ -152,6 +176,7 @@ inline void shadow_written(const void* p, std::size_t n) {
   const std::size_t from = a - it->first;
   if (from >= s.bytes) return;
   std::memset(s.bits.get() + from, written_bit | touched_bit, n < s.bytes - from ? n : s.bytes - from);
+  s.touched = true;
 }
 
 /// Records that the running thread read `unwritten` bytes nothing wrote of the `n` at `a`
@@ -183,6 +208,7 @@ inline void shadow_access(std::uintptr_t a, std::size_t n, bool write, const voi
   static thread_local shadow_lookup cache;
   if (!cache.find(a)) return;
   shadowed_allocation& s = *cache.allocation;
+  if (!__atomic_load_n(&s.touched, __ATOMIC_RELAXED)) __atomic_store_n(&s.touched, true, __ATOMIC_RELAXED);
   const std::size_t from = a - cache.begin, count = n < s.bytes - from ? n : s.bytes - from;
   unsigned char* bits = s.bits.get() + from;
   std::size_t unwritten = 0;

@@ -41,7 +41,7 @@ inline nvtxMemHeapHandle_t heap_register(nvtxDomainHandle_t, const nvtxMemHeapDe
     p.bytes = range.size;
   }
   m.pools.push_back(p);
-  m.active.store(true, std::memory_order_release);
+  __atomic_store_n(&nvtx_active, true, __ATOMIC_RELEASE);
   return reinterpret_cast<nvtxMemHeapHandle_t>(&m.pools.back());
 }
 inline void heap_unregister(nvtxDomainHandle_t, nvtxMemHeapHandle_t heap) {
@@ -118,7 +118,7 @@ inline void permissions_assign(nvtxDomainHandle_t, const nvtxMemPermissionsAssig
     if ((d.flags & NVTX_MEM_PERMISSIONS_REGION_FLAGS_RESET) != 0) assigned.erase(at);
     else if (const std::size_t bytes = region_bytes(m, at)) assigned[at] = {bytes, d.flags};
   }
-  m.active.store(true, std::memory_order_release);
+  __atomic_store_n(&nvtx_active, true, __ATOMIC_RELEASE);
 }
 inline nvtxMemPermissionsHandle_t permissions_create(nvtxDomainHandle_t, int32_t) {
   nvtx_memory& m = nvtx();

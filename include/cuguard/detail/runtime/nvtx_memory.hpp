@@ -52,9 +52,10 @@ struct nvtx_memory {
   std::list<pool> pools;             ///< a list: a handle is an entry's address
   std::list<permissions> objects{1}; ///< the first: the process-wide permissions
   std::set<std::string> names;       ///< every name given, kept for the process
-  std::atomic<bool> active{false};   ///< a pool or a permission exists
   nvtx_memory() { objects.front().bound = true; }
 };
+/// A pool or a permission exists (plain data, read by a sanitizer's access hook with no call).
+inline bool nvtx_active = false;
 inline nvtx_memory& nvtx() {
   static nvtx_memory* const m = new nvtx_memory; // never destroyed: kernels may run late
   return *m;
@@ -101,9 +102,9 @@ inline void record_annotation_violation(std::uintptr_t a, std::size_t n, int rea
 /// A load or store (`atomic`: of an atomic operation) of `n` bytes at `a` by the running kernel
 /// thread: checked against the pools and the permissions that apply.
 inline void nvtx_access(std::uintptr_t a, std::size_t n, bool write, bool atomic, const void* pc) {
+  if (!__atomic_load_n(&nvtx_active, __ATOMIC_ACQUIRE)) return;
   nvtx_memory& m = nvtx();
-  if (!m.active.load(std::memory_order_acquire)) return;
-  const std::unique_lock<std::mutex> lock(m.mutex);
+  const std::lock_guard<std::mutex> lock(m.mutex);
   for (const nvtx_memory::pool& p : m.pools) {
     if (a - p.begin >= p.bytes) continue;
     auto it = p.regions.upper_bound(a);
