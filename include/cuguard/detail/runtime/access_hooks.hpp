@@ -78,6 +78,15 @@ __attribute__((no_sanitize_address)) inline bool poisoned(std::uintptr_t a, std:
     __asan_get_shadow_mapping(&scale, &offset);
     __atomic_store_n(&known, true, __ATOMIC_RELEASE);
   }
+#if defined(__x86_64__)
+  // The shadow of low and high memory only: an address in the shadow or its gap (a wild
+  // pointer) has no shadow to read, and __asan_region_is_poisoned tells it apart.
+  const std::uintptr_t high_memory = (std::uintptr_t{0x7fffffffffff} >> scale) + offset + 1;
+  if (!(a + n <= offset || (a >= high_memory && a + n - 1 <= std::uintptr_t{0x7fffffffffff})))
+    return __asan_region_is_poisoned(reinterpret_cast<void*>(a), n) != nullptr;
+#else
+  return __asan_region_is_poisoned(reinterpret_cast<void*>(a), n) != nullptr;
+#endif
   const std::size_t granule = std::size_t{1} << scale;
   for (std::uintptr_t g = a >> scale, last = (a + n - 1) >> scale; g <= last; ++g) {
     const auto k = *reinterpret_cast<const volatile signed char*>(g + offset);
