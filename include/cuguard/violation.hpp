@@ -16,7 +16,7 @@ enum class violation_kind : unsigned char {
   out_of_bounds,      ///< an index, slice or range outside the extent (or a negative one)
   index_overflow,     ///< an offset that does not fit the view's index type
   non_contiguous,     ///< an operation that needs contiguous storage got strided storage
-  misaligned,         ///< a vector access whose address is not aligned to its width
+  misaligned,         ///< a vector access whose address is not aligned to its width, or a view made over data not aligned for its element type
   use_after_free,     ///< an access through a view whose allocation was released
   wrong_memory_space, ///< memory of the wrong space (host memory in a kernel, another device)
   shape_mismatch,     ///< shapes that had to agree do not

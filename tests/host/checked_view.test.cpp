@@ -6,7 +6,9 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <numeric>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -363,6 +365,23 @@ CUGUARD_CHECKED_TEST("make_view over a null pointer with elements is a null_data
   REQUIRE(c.thrown);
   CHECK(c.report.kind == violation_kind::null_data);
   CHECK(c.what == "cuguard: null data: 'x' float[2, 3] has 6 elements over a null pointer" + at);
+}
+
+CUGUARD_CHECKED_TEST("make_view over data misaligned for its element type is a misaligned violation") {
+  alignas(8) unsigned char bytes[64] = {};
+  int* odd = reinterpret_cast<int*>(bytes + 2);
+  cuguard_test::caught c;
+  CUGUARD_TEST_CATCH(c, (void)cuguard::make_view(odd, {3}, "x")); const auto at = CUGUARD_TEST_AT();
+  REQUIRE(c.thrown);
+  CHECK(c.report.kind == violation_kind::misaligned);
+  CHECK(c.report.op == cuguard::operation::make_view);
+  char address[32];
+  std::snprintf(address, sizeof address, "0x%llx", static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(odd)));
+  CHECK(c.what == std::string("cuguard: misaligned view: 'x' int32[3] starts at ") + address +
+                      ", which is not 4-byte aligned (every element access through it would be misaligned)" + at);
+  // Aligned data, and elements of one byte anywhere, are fine.
+  CHECK_NOTHROW((void)cuguard::make_view(reinterpret_cast<int*>(bytes + 4), {3}, "y"));
+  CHECK_NOTHROW((void)cuguard::make_view(bytes + 3, {3}, "z"));
 }
 
 CUGUARD_CHECKED_TEST("make_strided_view rejects a negative extent or stride") {

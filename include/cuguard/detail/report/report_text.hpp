@@ -127,6 +127,13 @@ inline void append_non_contiguous(text& out, const violation& v) {
 }
 
 inline void append_misaligned(text& out, const violation& v) {
+  if (v.op == operation::make_view) { // `value`: the data's address, `limit`: the element type's alignment
+    out << "misaligned view: ";
+    append_view(out, v);
+    out << " starts at " << hex{static_cast<unsigned long long>(v.value)} << ", which is not " << v.limit
+        << "-byte aligned (every element access through it would be misaligned)";
+    return;
+  }
   append_access(out, v, "misaligned ");
   out << "address " << hex{static_cast<unsigned long long>(v.address)} << " is not " << v.bytes << "-byte aligned";
 }

@@ -90,6 +90,15 @@ CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::init(
   if (count == 0) return;
   if (!check_reach(where, largest, count)) return make_empty();
 #if !CUGUARD_IMPL_DEVICE_PASS
+  // Data aligned for T makes every element access aligned (offsets are whole elements): checked
+  // once here, on the host (and under emulation), not at each access.
+  const auto address = reinterpret_cast<std::uintptr_t>(data_);
+  if (CUGUARD_IMPL_UNLIKELY(address % alignof(T) != 0)) {
+    detail::fail_view(*this, violation_kind::misaligned, operation::make_view, -1,
+                      {static_cast<std::int64_t>(address), 0, static_cast<std::int64_t>(alignof(T)), shape_figure::none},
+                      {{}, 0}, where);
+    return make_empty();
+  }
   if (!detail::platform::in_kernel()) bind_allocation(where, largest); // not an emulated kernel's tile
 #  if CUGUARD_IMPL_EMULATION
   // A view made in an emulated kernel over the block's shared memory: its accesses go to the
