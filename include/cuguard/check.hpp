@@ -15,29 +15,30 @@
 #include <cstdint>
 #include <cstdio>
 #include <exception>
-#include <utility>
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
 
 namespace detail {
-/// True if device code of the current device recorded a violation that nothing has read: one
-/// read of the report channel's flag (mapped pinned memory). False with checks off.
-inline bool report_recorded() {
+/// report_recorded(), with the runtime's mutex held.
+inline bool report_recorded_locked() {
 #if CUGUARD_IMPL_CHECKS
-  host_lock lock(runtime().mutex);
   const device_runtime* d = ready_device_locked();
   return d != nullptr && __atomic_load_n(&d->host_channel->started, __ATOMIC_ACQUIRE) != 0u;
 #else
   return false;
 #endif
 }
-/// True if check() has a report to throw: one recorded, or one printed that no check() threw.
+/// True if device code of the current device recorded a violation that nothing has read: one
+/// read of the report channel's flag (mapped pinned memory). False with checks off.
+inline bool report_recorded() {
+  host_lock lock(runtime().mutex);
+  return report_recorded_locked();
+}
+/// True if check() has a report to throw: one recorded, or one printed that no check() threw
+/// (one locked read: cuguard::torch polls at every launch).
 inline bool report_waiting() {
-  {
-    host_lock lock(runtime().mutex);
-    if (runtime().printed_count != 0) return true;
-  }
-  return report_recorded();
+  host_lock lock(runtime().mutex);
+  return runtime().printed_count != 0 || report_recorded_locked();
 }
 
 /// check() but for the reports printed already: waits for `stream`, then throws what device code
