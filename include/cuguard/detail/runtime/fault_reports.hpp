@@ -43,18 +43,13 @@ inline void on_fault(int signal, siginfo_t* info, void* context) {
     return;
   }
   const std::uintptr_t pc = fault_pc(context);
-  const uint3 block{t->block[0], t->block[1], t->block[2]}, thread{t->thread[0], t->thread[1], t->thread[2]};
-  backend::record_finding({block, thread, thread, {nullptr, nullptr, 0, reinterpret_cast<const void*>(pc)},
-                           {"", "", 0}},
-                          dim3(t->grid[0], t->grid[1], t->grid[2]), dim3(t->block_dim[0], t->block_dim[1], t->block_dim[2]),
-                          [&](violation& v) {
-                            v.kind = violation_kind::illegal_address;
-                            v.op = operation::access;
-                            v.address = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(info->si_addr));
-                            v.value = signal == SIGBUS ? 1 : 0;
-                            v.limit = static_cast<std::int64_t>(pc);
-                          },
-                          state);
+  backend::record_thread_finding(*t, reinterpret_cast<const void*>(pc), [&](violation& v) {
+    v.kind = violation_kind::illegal_address;
+    v.op = operation::access;
+    v.address = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(info->si_addr));
+    v.value = signal == SIGBUS ? 1 : 0;
+    v.limit = static_cast<std::int64_t>(pc);
+  }, state);
   t->engine->exit_thread(t->runner); // as a violation stops a thread: PTX exit, the grid goes on
 }
 

@@ -183,24 +183,19 @@ inline void shadow_written(const void* p, std::size_t n) {
 /// (offset `offset` into the allocation at `begin`), by the code at `pc`.
 inline void record_uninitialized_read(std::uintptr_t a, std::size_t n, std::size_t unwritten, std::uintptr_t begin,
                                       const shadowed_allocation& s, const void* pc) {
-  const platform::emulated_thread* t = platform::running;
-  const uint3 block{t->block[0], t->block[1], t->block[2]}, thread{t->thread[0], t->thread[1], t->thread[2]};
-  backend::record_finding({block, thread, thread, {nullptr, nullptr, 0, pc}, {"", "", 0}},
-                          dim3(t->grid[0], t->grid[1], t->grid[2]), dim3(t->block_dim[0], t->block_dim[1], t->block_dim[2]),
-                          [&](violation& v) {
-                            v.kind = violation_kind::uninitialized_read;
-                            v.op = operation::access;
-                            v.space = memory_space::device;
-                            v.address = static_cast<std::int64_t>(a);
-                            v.bytes = static_cast<std::int64_t>(n);
-                            v.value = static_cast<std::int64_t>(a - begin);
-                            v.value_end = static_cast<std::int64_t>(unwritten);
-                            v.limit = static_cast<std::int64_t>(s.bytes);
-                            text label = s.call;
-                            if (s.function != nullptr && *s.function != '\0') label << " in " << s.function;
-                            copy_text(v.label, label.c_str());
-                          },
-                          current_device_state<void>());
+  backend::record_thread_finding(*platform::running, pc, [&](violation& v) {
+    v.kind = violation_kind::uninitialized_read;
+    v.op = operation::access;
+    v.space = memory_space::device;
+    v.address = static_cast<std::int64_t>(a);
+    v.bytes = static_cast<std::int64_t>(n);
+    v.value = static_cast<std::int64_t>(a - begin);
+    v.value_end = static_cast<std::int64_t>(unwritten);
+    v.limit = static_cast<std::int64_t>(s.bytes);
+    text label = s.call;
+    if (s.function != nullptr && *s.function != '\0') label << " in " << s.function;
+    copy_text(v.label, label.c_str());
+  }, current_device_state<void>());
 }
 
 /// A load or store of `n` bytes at `a` by the running kernel thread, from the code at `pc`.

@@ -79,24 +79,19 @@ inline std::size_t region_bytes(const nvtx_memory& m, std::uintptr_t p) {
 inline void record_annotation_violation(std::uintptr_t a, std::size_t n, int reason, std::uintptr_t begin,
                                         std::size_t bytes, std::uintptr_t near, std::size_t near_bytes,
                                         std::uint32_t flags, const void* pc) {
-  const platform::emulated_thread* t = platform::running;
-  const uint3 block{t->block[0], t->block[1], t->block[2]}, thread{t->thread[0], t->thread[1], t->thread[2]};
-  backend::record_finding({block, thread, thread, {nullptr, nullptr, 0, pc}, {"", "", 0}},
-                          dim3(t->grid[0], t->grid[1], t->grid[2]), dim3(t->block_dim[0], t->block_dim[1], t->block_dim[2]),
-                          [&](violation& v) {
-                            v.kind = violation_kind::annotation_violation;
-                            v.op = operation::access;
-                            v.space = memory_space::device;
-                            v.address = static_cast<std::int64_t>(a);
-                            v.bytes = static_cast<std::int64_t>(n);
-                            v.value = reason;
-                            v.value_end = static_cast<std::int64_t>(begin);
-                            v.limit = static_cast<std::int64_t>(bytes);
-                            v.expected[0] = static_cast<std::int64_t>(near);
-                            v.expected[1] = static_cast<std::int64_t>(near_bytes);
-                            v.width = flags;
-                          },
-                          current_device_state<void>());
+  backend::record_thread_finding(*platform::running, pc, [&](violation& v) {
+    v.kind = violation_kind::annotation_violation;
+    v.op = operation::access;
+    v.space = memory_space::device;
+    v.address = static_cast<std::int64_t>(a);
+    v.bytes = static_cast<std::int64_t>(n);
+    v.value = reason;
+    v.value_end = static_cast<std::int64_t>(begin);
+    v.limit = static_cast<std::int64_t>(bytes);
+    v.expected[0] = static_cast<std::int64_t>(near);
+    v.expected[1] = static_cast<std::int64_t>(near_bytes);
+    v.width = flags;
+  }, current_device_state<void>());
 }
 
 /// A load or store (`atomic`: of an atomic operation) of `n` bytes at `a` by the running kernel

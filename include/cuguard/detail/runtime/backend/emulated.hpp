@@ -6,6 +6,7 @@
 
 #include <cuguard/config.hpp>
 #include <cuguard/detail/emulation/block_pool.hpp>
+#include <cuguard/detail/platform/emulated_thread.hpp>
 #include <cuguard/detail/record/channel.hpp>
 #include <cuguard/detail/record/device_state.hpp>
 #include <cuguard/detail/runtime/kernel_arguments.hpp>
@@ -304,6 +305,17 @@ void record_finding(const scheduler_finding& f, dim3 grid, dim3 block, const Fil
   v.launch.id = state.launch_id != nullptr ? *state.launch_id : 0;
   fill(v);
   publish_record(state.report, state.counters);
+}
+
+/// Records a finding of the emulated thread `t` (the one running on this OS thread), made by the
+/// code at `pc` (its file and line found from it), into `state`'s channel: `fill(v)` the kind's
+/// own fields. One thread: the record's other thread is the same one.
+template <class Fill>
+void record_thread_finding(const platform::emulated_thread& t, const void* pc, const Fill& fill,
+                           const device_state& state) {
+  const uint3 block{t.block[0], t.block[1], t.block[2]}, thread{t.thread[0], t.thread[1], t.thread[2]};
+  record_finding({block, thread, thread, {nullptr, nullptr, 0, pc}, {"", "", 0}}, dim3(t.grid[0], t.grid[1], t.grid[2]),
+                 dim3(t.block_dim[0], t.block_dim[1], t.block_dim[2]), fill, state);
 }
 
 inline void record_divergent_barrier(const detail::engine::barrier_problem& b, dim3 grid, dim3 block) {
