@@ -49,6 +49,7 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void write_vec(P* p, vec<T, N> x) n
   std::memcpy(static_cast<void*>(p), &x, sizeof x); // void*: -Wclass-memaccess for a class T (__half)
 #endif
 }
+#undef CUGUARD_IMPL_VEC_ACCESS
 } // namespace detail
 
 CUGUARD_IMPL_END_NAMESPACE

@@ -25,7 +25,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <iterator>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -142,6 +141,17 @@ inline void drop_shadow(void* p, const char* when) {
   t.generation.fetch_add(1, std::memory_order_acq_rel);
 }
 
+/// The shadowed allocation that `a` lies in (null: none), with `t`'s mutex held; its first byte
+/// into `begin`.
+inline shadowed_allocation* shadowed_at(shadow_table& t, std::uintptr_t a, std::uintptr_t& begin) {
+  auto it = t.all.upper_bound(a);
+  if (it == t.all.begin()) return nullptr;
+  --it; // the allocation at or below a
+  if (a - it->first >= it->second.bytes) return nullptr;
+  begin = it->first;
+  return &it->second;
+}
+
 /// The shadowed allocation that [a, a + n) starts in, through the calling OS thread's cache.
 struct shadow_lookup {
   std::uintptr_t begin = 0;
@@ -154,13 +164,9 @@ struct shadow_lookup {
     if (allocation != nullptr && generation == now && a - begin < allocation->bytes) return true;
     if (a < t.lowest.load(std::memory_order_acquire) || a >= t.highest.load(std::memory_order_acquire)) return false;
     const std::lock_guard<std::mutex> lock(t.mutex);
-    auto it = t.all.upper_bound(a);
-    if (it == t.all.begin() || a - std::prev(it)->first >= std::prev(it)->second.bytes) return false;
-    --it;
-    begin = it->first;
-    allocation = &it->second;
+    allocation = shadowed_at(t, a, begin);
     generation = now;
-    return true;
+    return allocation != nullptr;
   }
 };
 
@@ -169,14 +175,12 @@ inline void shadow_written(const void* p, std::size_t n) {
   shadow_table& t = shadows();
   const std::lock_guard<std::mutex> lock(t.mutex);
   const auto a = reinterpret_cast<std::uintptr_t>(p);
-  auto it = t.all.upper_bound(a);
-  if (n == 0 || it == t.all.begin()) return;
-  --it; // the allocation at or below a
-  shadowed_allocation& s = it->second;
-  const std::size_t from = a - it->first;
-  if (from >= s.bytes) return;
-  std::memset(s.bits.get() + from, written_bit | touched_bit, n < s.bytes - from ? n : s.bytes - from);
-  s.touched = true;
+  std::uintptr_t begin = 0;
+  shadowed_allocation* s = n != 0 ? shadowed_at(t, a, begin) : nullptr;
+  if (s == nullptr) return;
+  const std::size_t from = a - begin;
+  std::memset(s->bits.get() + from, written_bit | touched_bit, n < s->bytes - from ? n : s->bytes - from);
+  s->touched = true;
 }
 
 /// Records that the running thread read `unwritten` bytes nothing wrote of the `n` at `a`
