@@ -29,7 +29,7 @@ struct barrier_problem {
 /// Before a block barrier opens: did every thread that has not stopped reach this one? The first
 /// time one did not (`returned`: a thread that returned since the last barrier, -1: none) is
 /// written to `problem`.
-inline void note_divergence(const fiber* fibers, unsigned threads, int returned, barrier_problem& problem) {
+inline void note_divergence(const fiber* fibers, unsigned threads, int returned, uint3 block, barrier_problem& problem) {
   if (problem.found) return;
   unsigned first = 0;
   while (fibers[first].st != fiber_state::at_barrier) ++first;
@@ -40,9 +40,7 @@ inline void note_divergence(const fiber* fibers, unsigned threads, int returned,
       other = static_cast<int>(t);
   if (other < 0) return;
   const fiber& o = fibers[other];
-  problem = {true,    fibers[first].ids.block_idx,
-             fibers[first].ids.thread_idx, site,
-             o.ids.thread_idx, other == returned ? barrier_site{"", "", 0} : o.site};
+  problem = {true, block, fibers[first].thread_idx, site, o.thread_idx, other == returned ? barrier_site{"", "", 0} : o.site};
 }
 
 /// A warp-synchronous call: the lanes it names, where it is, and which function it is.
@@ -69,11 +67,10 @@ struct warp_problem {
   barrier_site other_site; ///< where it waits
 };
 
-/// Notes a warp problem of `lane` against `other` (the first of the grid only).
-inline void note_warp_problem(warp_problem& p, warp_problem::what kind, const fiber& lane, const fiber& other) {
+/// Notes a warp problem of `lane` against `other` in `block` (the first of the grid only).
+inline void note_warp_problem(warp_problem& p, warp_problem::what kind, uint3 block, const fiber& lane, const fiber& other) {
   if (p.found) return;
-  p = {true, kind, lane.ids.block_idx, lane.ids.thread_idx, lane.site, lane.mask, lane.call, other.ids.thread_idx,
-       other.site};
+  p = {true, kind, block, lane.thread_idx, lane.site, lane.mask, lane.call, other.thread_idx, other.site};
 }
 
 /// The lanes (bits, lane 0 lowest) of the warp whose first thread is `warp[0]` (`lanes` of them)
@@ -91,7 +88,7 @@ inline unsigned warp_group(const fiber* warp, unsigned lanes, unsigned l) {
 /// Opens the warp barriers of one warp whose groups are complete: every lane of the group waits
 /// at a warp barrier with the same mask. With `force` (nothing else can go on), opens the first
 /// waiting lane's group anyway, noting the lane that waits elsewhere. True if one opened.
-inline bool release_warp(fiber* warp, unsigned lanes, bool force, warp_problem& problem) {
+inline bool release_warp(fiber* warp, unsigned lanes, bool force, uint3 block, warp_problem& problem) {
   for (unsigned l = 0; l < lanes; ++l) {
     if (warp[l].st != fiber_state::at_warp_barrier) continue;
     const unsigned group = warp_group(warp, lanes, l);
@@ -100,7 +97,7 @@ inline bool release_warp(fiber* warp, unsigned lanes, bool force, warp_problem& 
       if ((group >> k & 1u) && (warp[k].st != fiber_state::at_warp_barrier || warp[k].mask != warp[l].mask))
         elsewhere = static_cast<int>(k);
     if (elsewhere >= 0 && !force) continue;
-    if (elsewhere >= 0) note_warp_problem(problem, warp_problem::what::different_barriers, warp[l], warp[elsewhere]);
+    if (elsewhere >= 0) note_warp_problem(problem, warp_problem::what::different_barriers, block, warp[l], warp[elsewhere]);
     for (unsigned k = 0; k < lanes; ++k)
       if ((group >> k & 1u) && warp[k].st == fiber_state::at_warp_barrier && warp[k].mask == warp[l].mask)
         warp[k].st = fiber_state::ready;
@@ -112,8 +109,8 @@ inline bool release_warp(fiber* warp, unsigned lanes, bool force, warp_problem& 
 /// Opens the block barrier when every live thread of `fibers` waits at it, else the warp
 /// barriers whose groups are complete (release_warp), telling `races` what opened; where neither
 /// can open but lanes wait at a warp barrier, the first such group is opened and the problem noted
-/// (a GPU would hang). False when no thread is live.
-inline bool release_barriers(fiber* fibers, unsigned threads, int& returned, barrier_problem& problem,
+/// (a GPU would hang). False when no thread is live. `block`: the block's blockIdx, for the reports.
+inline bool release_barriers(fiber* fibers, unsigned threads, uint3 block, int& returned, barrier_problem& problem,
                              warp_problem& warp_found, race_detector& races) {
   bool live = false, all_at_barrier = true;
   for (unsigned t = 0; t < threads; ++t) {
@@ -123,7 +120,7 @@ inline bool release_barriers(fiber* fibers, unsigned threads, int& returned, bar
   }
   if (!live) return false;
   if (all_at_barrier) {
-    note_divergence(fibers, threads, returned, problem);
+    note_divergence(fibers, threads, returned, block, problem);
     races.block_barrier();
     returned = -1;
     for (unsigned t = 0; t < threads; ++t)
@@ -134,7 +131,7 @@ inline bool release_barriers(fiber* fibers, unsigned threads, int& returned, bar
     bool released = false;
     for (unsigned base = 0; base < threads; base += 32) {
       const unsigned lanes = threads - base < 32 ? threads - base : 32;
-      if (release_warp(fibers + base, lanes, force, warp_found)) {
+      if (release_warp(fibers + base, lanes, force, block, warp_found)) {
         races.warp_barrier(base / 32);
         released = true;
         if (force) return true; // one forced group at a time: the others may complete now

@@ -60,8 +60,7 @@ struct fiber {
   fiber_state st;
   int stack;               ///< the stack it runs on (-1: it has not started)
   bool on_scheduler_stack; ///< it runs as a call from the scheduler, which has not left its stack
-  thread_context ids;
-  platform::emulated_thread seam; ///< ids, as device code sees them (the device seam)
+  uint3 thread_idx;        ///< its threadIdx (the block's other ids are the runner's)
   void* fake_stack;  ///< AddressSanitizer's fake stack of the fiber while it is switched away from
   barrier_site site; ///< the barrier it waits at (at_barrier: __syncthreads(); at_warp_barrier: `call`)
   unsigned mask;     ///< the lanes its warp barrier waits for (at_warp_barrier)

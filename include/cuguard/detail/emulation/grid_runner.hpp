@@ -101,7 +101,7 @@ class grid_runner {
   /// until every lane its mask names that has not stopped waits with the same mask (barriers.hpp).
   /// A lane outside its own mask waits for nothing, and that is noted (a GPU leaves it undefined).
   void warp_barrier(const warp_call& call) {
-    if (warp_lanes::arrive(fibers_.data(), current_, call, warp_problem_)) wait(fiber_state::at_warp_barrier);
+    if (warp_lanes::arrive(fibers_.data(), current_, call, block_ids_.block_idx, warp_problem_)) wait(fiber_state::at_warp_barrier);
   }
 
   /// Exchanges `bits` across the lanes of `call`'s mask: every lane deposits, all wait, each
@@ -175,10 +175,13 @@ class grid_runner {
   static void entry();
 
   // The block's threads, none started; a stack for every thread that waits, and one for the
-  // scheduler (direct threads).
+  // scheduler (direct threads). What the block's threads share (blockIdx, blockDim, gridDim) is
+  // written once: the runner's, and the OS thread's built-in variables; a thread's threadIdx as
+  // it is entered.
   void prepare(dim3 grid, dim3 block, uint3 block_idx, std::size_t threads) {
     threads_ = static_cast<unsigned>(threads);
     stacks_.reset(threads + 1);
+    const bool flat = block.y == 1 && block.z == 1; // no division for the usual 1-D block
     for (unsigned t = 0; t < threads; ++t) {
       fiber& f = fibers_[t];
       f.st = fiber_state::ready;
@@ -187,9 +190,13 @@ class grid_runner {
       f.fake_stack = nullptr;
       f.mask = 0;
       f.call = "";
-      f.ids = thread_context{uint3{t % block.x, (t / block.x) % block.y, t / (block.x * block.y)}, block_idx, block, grid};
-      f.seam = f.ids.as_seen_by_device(seam_engine(), this);
+      f.thread_idx = flat ? uint3{t, 0, 0} : uint3{t % block.x, (t / block.x) % block.y, t / (block.x * block.y)};
     }
+    block_ids_ = thread_context{uint3{0, 0, 0}, block_idx, block, grid};
+    seam_ = block_ids_.as_seen_by_device(seam_engine(), this);
+    ::blockIdx = block_idx;
+    ::blockDim = block;
+    ::gridDim = grid;
   }
 
   void start(fiber& f) {
@@ -234,7 +241,7 @@ class grid_runner {
         if (!pass_ran_) {
           bool released = false;
           try {
-            released = release_barriers(fibers_.data(), threads_, returned_, problem_, warp_problem_, races_);
+            released = release_barriers(fibers_.data(), threads_, block_ids_.block_idx, returned_, problem_, warp_problem_, races_);
           } catch (...) {
             error_ = std::current_exception();
             return;
@@ -325,12 +332,34 @@ class grid_runner {
     switch_to_main(true);
   }
 
+  // What run_passes would resume next, where that is a thread that runs on a stack of its own:
+  // taken from the pass (-1: the scheduler goes on, for a thread not started, the pass's end, a
+  // trap or an error).
+  int next_fiber_of_pass() {
+    if (trapped_ || error_) return -1;
+    while (pass_at_ < threads_) {
+      const unsigned t = order_[pass_at_];
+      const fiber& n = fibers_[t];
+      if (n.st != fiber_state::ready) {
+        ++pass_at_;
+        continue;
+      }
+      if (n.stack < 0 || n.on_scheduler_stack) return -1;
+      ++pass_at_;
+      pass_ran_ = true;
+      return static_cast<int>(t);
+    }
+    return -1;
+  }
+
   void protect_runtime(); // the scheduler's thread_local state is no kernel's shared memory
 
   void resume(unsigned t); // out of line: swapcontext returns twice, which would clobber the caller's registers
   void switch_to_main(bool will_resume);
 
   std::vector<fiber> fibers_;
+  thread_context block_ids_{};        ///< the running block's ids; threadIdx: the running thread's
+  platform::emulated_thread seam_{};  ///< the same, as device code reads them (the device seam)
   warp_lanes lanes_; ///< the words of warp-wide exchanges
   std::vector<unsigned> order_; ///< the threads of the block in the order of this pass
   schedule schedule_{};

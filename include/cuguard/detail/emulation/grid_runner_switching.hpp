@@ -11,13 +11,14 @@ namespace engine {
 
 inline void grid_runner::enter(unsigned t) {
   current_ = t;
-  const thread_context& ids = fibers_[t].ids;
-  current_thread = &ids;
-  platform::running = &fibers_[t].seam;
-  ::threadIdx = ids.thread_idx;
-  ::blockIdx = ids.block_idx;
-  ::blockDim = ids.block_dim;
-  ::gridDim = ids.grid_dim;
+  const uint3 idx = fibers_[t].thread_idx;
+  block_ids_.thread_idx = idx;
+  seam_.thread[0] = idx.x;
+  seam_.thread[1] = idx.y;
+  seam_.thread[2] = idx.z;
+  current_thread = &block_ids_;
+  platform::running = &seam_;
+  ::threadIdx = idx; // blockIdx, blockDim and gridDim: written once for the block (prepare)
 }
 
 inline void grid_runner::leave() {
@@ -62,6 +63,18 @@ inline void grid_runner::protect_runtime() {
 inline void grid_runner::switch_to_main(bool will_resume) {
   races_.end_segment(current_);
   fiber& f = fibers_[current_];
+#if !defined(__SANITIZE_ADDRESS__) // (ASan's fiber annotations assume every switch passes the scheduler)
+  if (will_resume) {
+    // A thread that waits hands over to the next thread of the pass that waited before, as the
+    // scheduler would resume it: one switch, not two.
+    const int next = next_fiber_of_pass();
+    if (next >= 0) {
+      enter(static_cast<unsigned>(next));
+      switch_context(f.context, fibers_[static_cast<unsigned>(next)].context);
+      return;
+    }
+  }
+#endif
   asan_leaving(will_resume ? &f.fake_stack : nullptr, main_stack_bottom_, main_stack_size_);
   switch_context(f.context, main_);
   asan_arrived(f.fake_stack, &main_stack_bottom_, &main_stack_size_);

@@ -149,9 +149,14 @@ class race_detector {
   }
 
   /// The running thread `t` stops running (it waits, or returned): what it wrote is known now.
+  /// Inline where it logged nothing (every thread with checks off, most without shared views).
   void end_segment(unsigned t) {
     ++segment_;
-    if (log_.empty()) return;
+    if (!log_.empty()) end_logged_segment(t);
+  }
+
+ private:
+  __attribute__((noinline)) void end_logged_segment(unsigned t) {
     const std::uint32_t my_warp_epoch = warp_epochs_[t / 32];
     for (const logged_access& l : log_) {
       cell& c = table_[lookup(l.addr)];
@@ -185,6 +190,7 @@ class race_detector {
     bytes_.clear();
   }
 
+ public:
   /// The grid's first race between two warps, else its first race (found false: none).
   const shared_race& first() const noexcept { return race_; }
 

@@ -57,14 +57,14 @@ class warp_lanes {
 
   /// Thread `t` makes the warp-synchronous call `call` (its mask, site and name, kept for the
   /// barrier): true where it then waits, false where it waits for nothing, since its own lane is
-  /// not in the mask (noted in `problem`).
-  static bool arrive(fiber* fibers, unsigned t, const warp_call& call, warp_problem& problem) {
+  /// not in the mask (noted in `problem`, with the block's blockIdx `block`).
+  static bool arrive(fiber* fibers, unsigned t, const warp_call& call, uint3 block, warp_problem& problem) {
     fiber& f = fibers[t];
     f.mask = call.mask;
     f.site = call.site;
     f.call = call.name;
     if ((call.mask >> (t % 32) & 1u) != 0) return true;
-    note_warp_problem(problem, warp_problem::what::lane_outside_mask, f, f);
+    note_warp_problem(problem, warp_problem::what::lane_outside_mask, block, f, f);
     return false;
   }
 
