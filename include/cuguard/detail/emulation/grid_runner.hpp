@@ -123,6 +123,7 @@ class grid_runner {
     if (fibers_[current_].on_scheduler_stack) {
       // Its frames and the scheduler's below them are dropped: a scheduler on a fresh stack goes on.
       fibers_[current_].st = fiber_state::done;
+      ++finished_;
       leave();
       const int dropped = scheduler_stack_;
       void* next = new_scheduler();
@@ -180,6 +181,7 @@ class grid_runner {
   // it is entered.
   void prepare(dim3 grid, dim3 block, uint3 block_idx, std::size_t threads) {
     threads_ = static_cast<unsigned>(threads);
+    finished_ = 0;
     stacks_.reset(threads + 1);
     const bool flat = block.y == 1 && block.z == 1; // no division for the usual 1-D block
     for (unsigned t = 0; t < threads; ++t) {
@@ -208,6 +210,7 @@ class grid_runner {
   void finish_current() {
     fiber& f = fibers_[current_];
     f.st = fiber_state::done;
+    ++finished_;
     stacks_.give_back(f.stack);
   }
 
@@ -236,7 +239,7 @@ class grid_runner {
   // last one left off. Returns when every thread finished, or one trapped or threw.
   void run_passes() {
     for (;;) {
-      if (trapped_ || error_) return;
+      if (trapped_ || error_ || finished_ == threads_) return;
       if (pass_at_ == threads_) {
         if (!pass_ran_) {
           bool released = false;
@@ -274,31 +277,41 @@ class grid_runner {
   }
   static void scheduler_entry();
 
-  // Thread t, not started, as a call on the scheduler's stack.
+  // Thread t, not started, as a call on the scheduler's stack; then, in this loop, each next
+  // thread of the pass while it has not started either (a block whose threads never wait runs
+  // as this loop). Returns to run_passes at the pass's end or at a thread that waited before.
   __attribute__((noinline)) void run_direct(unsigned t) {
-    fiber& f = fibers_[t];
-    f.stack = scheduler_stack_;
-    f.on_scheduler_stack = true;
-    enter(t);
-    try {
-      body_(arg_);
-    } catch (...) {
-      error_ = std::current_exception();
-    }
-    returned(t);
-    f.st = fiber_state::done;
-    leave();
-    if (f.on_scheduler_stack) {
+    for (;;) {
+      fiber& f = fibers_[t];
+      f.stack = scheduler_stack_;
+      f.on_scheduler_stack = true;
+      enter(t);
+      try {
+        body_(arg_);
+      } catch (...) {
+        error_ = std::current_exception();
+      }
+      returned(t);
+      f.st = fiber_state::done;
+      ++finished_;
+      leave();
+      if (!f.on_scheduler_stack) {
+        // The scheduler left this stack when t waited, and resumed t since: the stack is free
+        // once this thread switched to the scheduler for the last time.
+        stacks_.give_back(f.stack);
+        void* discard = nullptr;
+        const int next = next_fiber_of_pass(); // handed over as switch_to_main does
+        if (next >= 0) enter(static_cast<unsigned>(next));
+        cuguard_impl_fiber_switch(&discard, next >= 0 ? fibers_[static_cast<unsigned>(next)].context.sp : main_.sp);
+        std::abort(); // unreachable
+      }
       // As every fiber starts from the default floating-point modes, so does every direct
       // thread: a thread that changed the rounding or flush-to-zero mode passes it on to none.
       reset_float_modes();
-    } else {
-      // The scheduler left this stack when t waited, and resumed t since: the stack is free
-      // once this thread switched to the scheduler for the last time.
-      stacks_.give_back(f.stack);
-      void* discard = nullptr;
-      cuguard_impl_fiber_switch(&discard, main_.sp);
-      std::abort(); // unreachable
+      if (trapped_ || error_) return;
+      while (pass_at_ < threads_ && fibers_[order_[pass_at_]].st != fiber_state::ready) ++pass_at_;
+      if (pass_at_ == threads_ || fibers_[order_[pass_at_]].stack >= 0) return;
+      t = order_[pass_at_++];
     }
   }
 
@@ -376,6 +389,7 @@ class grid_runner {
   std::exception_ptr error_;
   int returned_ = -1; ///< a thread that returned from the kernel since the block's last barrier (-1: none)
   unsigned threads_ = 0;     ///< threads of the running block
+  unsigned finished_ = 0;    ///< of them, those done (returned, or exited)
   unsigned pass_at_ = 0;     ///< the next position of this pass in order_
   bool pass_ran_ = false;    ///< a thread ran in this pass
   std::uint64_t draw_ = 0;   ///< the random schedule's state

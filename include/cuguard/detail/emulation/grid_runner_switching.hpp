@@ -64,15 +64,13 @@ inline void grid_runner::switch_to_main(bool will_resume) {
   races_.end_segment(current_);
   fiber& f = fibers_[current_];
 #if !defined(__SANITIZE_ADDRESS__) // (ASan's fiber annotations assume every switch passes the scheduler)
-  if (will_resume) {
-    // A thread that waits hands over to the next thread of the pass that waited before, as the
-    // scheduler would resume it: one switch, not two.
-    const int next = next_fiber_of_pass();
-    if (next >= 0) {
-      enter(static_cast<unsigned>(next));
-      switch_context(f.context, fibers_[static_cast<unsigned>(next)].context);
-      return;
-    }
+  // A thread that waits or finishes hands over to the next thread of the pass that waited
+  // before, as the scheduler would resume it: one switch, not two.
+  const int next = next_fiber_of_pass();
+  if (next >= 0) {
+    enter(static_cast<unsigned>(next));
+    switch_context(f.context, fibers_[static_cast<unsigned>(next)].context);
+    return;
   }
 #endif
   asan_leaving(will_resume ? &f.fake_stack : nullptr, main_stack_bottom_, main_stack_size_);
