@@ -161,8 +161,8 @@ class grid_runner {
   /// the running thread: for the race detector, which follows only elements that lie in shared
   /// memory whole. `describe` as race_detector::access takes it.
   template <class Describe>
-  void note_shared(void* p, std::size_t bytes, int count, const Describe& describe) {
-    races_.access(p, bytes, count, describe, [this](std::uintptr_t a, std::size_t n) { return shared_.holds(a, n); });
+  void note_shared(void* p, std::size_t bytes, int count, const source_site& site, const Describe& describe) {
+    races_.access(p, bytes, count, site, describe, [this](std::uintptr_t a, std::size_t n) { return shared_.holds(a, n); });
   }
 
  private:
@@ -411,9 +411,9 @@ struct seam_functions {
   static void exit_thread(void* runner) { static_cast<grid_runner*>(runner)->exit_thread(); }
   static void trap(void* runner) { static_cast<grid_runner*>(runner)->trap(); }
   static bool is_shared(void* runner, const void* p) { return static_cast<grid_runner*>(runner)->is_shared(p); }
-  static void note_shared(void* runner, void* p, std::size_t bytes, int count,
+  static void note_shared(void* runner, void* p, std::size_t bytes, int count, const source_site& site,
                           platform::describe_access describe, const void* context) {
-    static_cast<grid_runner*>(runner)->note_shared(p, bytes, count,
+    static_cast<grid_runner*>(runner)->note_shared(p, bytes, count, site,
                                                    [&](shared_access& a) { describe(a, context); });
   }
 };

@@ -94,6 +94,7 @@ class race_detector {
     block_ = block;
     log_.clear();
     bytes_.clear();
+    descriptions_.clear();
     warp_epochs_.assign((threads + 31) / 32, 0);
     for (const element& e : fill_before_) std::memset(reinterpret_cast<void*>(e.addr), 0xCD, e.bytes);
     for (const element& e : fill_now_) std::memset(reinterpret_cast<void*>(e.addr), 0xCD, e.bytes);
@@ -105,12 +106,15 @@ class race_detector {
   void warp_barrier(unsigned w) noexcept { ++warp_epochs_[w]; }
 
   /// The running thread accesses `count` elements of `bytes` each from `p` (a vector access
-  /// counts its elements one by one). `describe(a)` fills in the access, as a report would name
-  /// it, where it is kept (the first access of an element in a segment; the index it gives is the
-  /// first element's). An element is watched only where `admit(address, bytes)` says it lies in
-  /// shared memory whole: an oversized view is not followed past it.
+  /// counts its elements one by one) at `site`. `describe(a)` fills in the access, as a report
+  /// would name it, where a report may need it: the first access of an element in a segment,
+  /// where another access of it since the last barrier is known (the index it gives is the first
+  /// element's). An element only one thread touched costs a lookup and its snapshot. An element is
+  /// watched only where `admit(address, bytes)` says it lies in shared memory whole: an oversized
+  /// view is not followed past it.
   template <class Describe, class Admit>
-  void access(void* p, std::size_t bytes, int count, const Describe& describe, const Admit& admit) {
+  void access(void* p, std::size_t bytes, int count, const source_site& site, const Describe& describe,
+              const Admit& admit) {
     for (int k = 0; k < count; ++k) {
       const std::uintptr_t addr = reinterpret_cast<std::uintptr_t>(p) + static_cast<std::size_t>(k) * bytes;
       std::size_t i = lookup(addr);
@@ -122,12 +126,28 @@ class race_detector {
       if (c.logged == segment_ + 1) continue; // this segment has its value already
       c.logged = segment_ + 1;
       c.log = log_.size();
-      logged_access l{addr, bytes_.size(), bytes, false, shared_access{}};
-      describe(l.access);
-      l.access.index[l.access.rank - 1] += k;
-      bytes_.resize(bytes_.size() + bytes);
-      std::memcpy(bytes_.data() + l.snapshot, reinterpret_cast<const void*>(addr), bytes);
-      log_.push_back(l);
+      int description = -1;
+      // A race of this access is found at the segment's end against the accesses the element
+      // has now (no other thread runs before): none since the barrier, no race, no description.
+      if (c.epoch == epoch_ && (c.writer >= 0 || c.readers >= 0)) {
+        description = static_cast<int>(descriptions_.size());
+        descriptions_.emplace_back();
+        describe(descriptions_.back());
+        descriptions_.back().index[descriptions_.back().rank - 1] += k;
+      }
+      logged_access& l = log_.emplace_back();
+      l.addr = addr;
+      l.bytes = bytes;
+      l.atomic = false;
+      l.description = description;
+      l.site = site;
+      const auto* from = reinterpret_cast<const unsigned char*>(addr);
+      if (bytes <= sizeof l.small) {
+        std::memcpy(l.small, from, bytes);
+      } else {
+        l.snapshot = bytes_.size();
+        bytes_.insert(bytes_.end(), from, from + bytes);
+      }
     }
   }
 
@@ -166,7 +186,8 @@ class race_detector {
         c.readers = -1;
       }
       if (l.atomic) continue;
-      const bool wrote = std::memcmp(bytes_.data() + l.snapshot, reinterpret_cast<const void*>(l.addr), l.bytes) != 0;
+      const void* before = l.bytes <= sizeof l.small ? static_cast<const void*>(l.small) : bytes_.data() + l.snapshot;
+      const bool wrote = std::memcmp(before, reinterpret_cast<const void*>(l.addr), l.bytes) != 0;
       if (c.writer >= 0 && !ordered(c.writer, c.writer_warp_epoch, t))
         found(t, wrote ? race_order::write_after_write : race_order::read_after_write, l, c.writer, c.writer_site);
       if (wrote) {
@@ -176,18 +197,19 @@ class race_detector {
         }
         c.writer = static_cast<int>(t);
         c.writer_warp_epoch = my_warp_epoch;
-        c.writer_site = l.access.site;
+        c.writer_site = l.site;
         if (c.written_launch != launch_) {
           c.written_launch = launch_;
           fill_now_.push_back(element{l.addr, l.bytes});
         }
       } else {
-        readers_.push_back(reader{static_cast<int>(t), my_warp_epoch, l.access.site, c.readers});
+        readers_.push_back(reader{static_cast<int>(t), my_warp_epoch, l.site, c.readers});
         c.readers = static_cast<int>(readers_.size() - 1);
       }
     }
     log_.clear();
     bytes_.clear();
+    descriptions_.clear();
   }
 
  public:
@@ -221,10 +243,12 @@ class race_detector {
   };
   struct logged_access {
     std::uintptr_t addr;
-    std::size_t snapshot; ///< offset of its bytes at the first access, in bytes_
+    unsigned char small[16]; ///< its bytes at the first access, where they fit
+    std::size_t snapshot;    ///< else their offset in bytes_
     std::size_t bytes;
     bool atomic;
-    shared_access access;
+    int description;  ///< the access as a report names it, in descriptions_ (-1: none needed)
+    source_site site; ///< where it was
   };
 
   void new_epoch() noexcept {
@@ -249,7 +273,8 @@ class race_detector {
     race_.thread = t;
     race_.other = static_cast<unsigned>(other);
     race_.order = order;
-    race_.access = l.access;
+    race_.access = l.description >= 0 ? descriptions_[static_cast<std::size_t>(l.description)] : shared_access{};
+    race_.access.site = l.site;
     race_.other_site = other_site;
   }
 
@@ -296,6 +321,7 @@ class race_detector {
   std::size_t count_ = 0;             ///< elements in table_
   std::vector<reader> readers_;       ///< the reads since the last barrier
   std::vector<logged_access> log_;    ///< the running segment's first access of each element
+  std::vector<shared_access> descriptions_; ///< those of log_'s accesses a report may name
   std::vector<unsigned char> bytes_;  ///< their bytes at that access
   std::vector<element> fill_now_;     ///< the elements views stored to in this launch
   std::vector<element> fill_before_;  ///< and in the launch before

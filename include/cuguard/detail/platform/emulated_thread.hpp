@@ -48,7 +48,7 @@ struct emulated_engine {
   void (*trap)(void* runner);                                   ///< __trap(): stops the grid
   bool (*is_shared)(void* runner, const void* p);               ///< p is in the block's shared memory
   void (*note_shared)(void* runner, void* p, std::size_t bytes, ///< an access for the race detector
-                      int count, describe_access describe, const void* context);
+                      int count, const source_site& site, describe_access describe, const void* context);
 };
 
 /// The emulated thread that runs on this OS thread: its position and its engine.

@@ -47,8 +47,9 @@ template <class View, std::size_t Rank>
 __attribute__((noinline)) void note_shared_access(const View& view, operation op, int width, const std::int64_t (&idx)[Rank],
                                               const cuda::std::source_location& where, const void* element) {
   const shared_access_context<View, Rank> context{&view, op, width, idx, &where};
+  const platform::source_site site{where.file_name(), where.function_name(), static_cast<unsigned>(where.line())};
   platform::note_shared(const_cast<void*>(static_cast<const volatile void*>(element)),
-                        sizeof(typename View::element_type), width == 0 ? 1 : width,
+                        sizeof(typename View::element_type), width == 0 ? 1 : width, site,
                         &shared_access_context<View, Rank>::describe, &context);
 }
 } // namespace detail
