@@ -106,27 +106,13 @@ inline bool release_warp(fiber* warp, unsigned lanes, bool force, uint3 block, w
   return false;
 }
 
-/// Opens the block barrier when every live thread of `fibers` waits at it, else the warp
-/// barriers whose groups are complete (release_warp), telling `races` what opened; where neither
-/// can open but lanes wait at a warp barrier, the first such group is opened and the problem noted
-/// (a GPU would hang). False when no thread is live. `block`: the block's blockIdx, for the reports.
-inline bool release_barriers(fiber* fibers, unsigned threads, uint3 block, int& returned, barrier_problem& problem,
-                             warp_problem& warp_found, race_detector& races) {
-  bool live = false, all_at_barrier = true;
-  for (unsigned t = 0; t < threads; ++t) {
-    if (fibers[t].st == fiber_state::done) continue;
-    live = true;
-    if (fibers[t].st != fiber_state::at_barrier) all_at_barrier = false;
-  }
-  if (!live) return false;
-  if (all_at_barrier) {
-    note_divergence(fibers, threads, returned, block, problem);
-    races.block_barrier();
-    returned = -1;
-    for (unsigned t = 0; t < threads; ++t)
-      if (fibers[t].st == fiber_state::at_barrier) fibers[t].st = fiber_state::ready;
-    return true;
-  }
+/// Opens the warp barriers whose groups are complete (release_warp) where the block barrier
+/// cannot open (some live thread of `fibers` does not wait at it: the runner opens it when all
+/// do), telling `races` what opened; where none can open but lanes wait at a warp barrier, the
+/// first such group is opened and the problem noted (a GPU would hang). `block`: the block's
+/// blockIdx, for the reports.
+inline void release_warp_barriers(fiber* fibers, unsigned threads, uint3 block, warp_problem& warp_found,
+                                  race_detector& races) {
   for (const bool force : {false, true}) {
     bool released = false;
     for (unsigned base = 0; base < threads; base += 32) {
@@ -134,10 +120,10 @@ inline bool release_barriers(fiber* fibers, unsigned threads, uint3 block, int& 
       if (release_warp(fibers + base, lanes, force, block, warp_found)) {
         races.warp_barrier(base / 32);
         released = true;
-        if (force) return true; // one forced group at a time: the others may complete now
+        if (force) return; // one forced group at a time: the others may complete now
       }
     }
-    if (released) return true;
+    if (released) return;
   }
   throw std::logic_error("cuguard emulation: threads of a block wait, and no barrier can open"); // unreachable
 }

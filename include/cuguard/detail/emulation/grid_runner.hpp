@@ -87,6 +87,12 @@ class grid_runner {
   /// __syncthreads() at `site`
   void barrier(barrier_site site) {
     fibers_[current_].site = site;
+    // Counted as they arrive, so that the pass's end opens the barrier without a look at every
+    // thread's site (where they differ, note_divergence looks)
+    if (at_barrier_++ == 0)
+      first_barrier_site_ = site;
+    else if (site.line != first_barrier_site_.line || site.file != first_barrier_site_.file)
+      barrier_sites_differ_ = true;
     wait(fiber_state::at_barrier);
   }
 
@@ -101,7 +107,8 @@ class grid_runner {
   /// until every lane its mask names that has not stopped waits with the same mask (barriers.hpp).
   /// A lane outside its own mask waits for nothing, and that is noted (a GPU leaves it undefined).
   void warp_barrier(const warp_call& call) {
-    if (warp_lanes::arrive(fibers_.data(), current_, call, block_ids_.block_idx, warp_problem_)) wait(fiber_state::at_warp_barrier);
+    if (warp_lanes::arrive(fibers_.data(), current_, call, block_ids_.block_idx, warp_problem_))
+      wait(fiber_state::at_warp_barrier);
   }
 
   /// Exchanges `bits` across the lanes of `call`'s mask: every lane deposits, all wait, each
@@ -182,6 +189,8 @@ class grid_runner {
   void prepare(dim3 grid, dim3 block, uint3 block_idx, std::size_t threads) {
     threads_ = static_cast<unsigned>(threads);
     finished_ = 0;
+    at_barrier_ = 0;
+    barrier_sites_differ_ = false;
     stacks_.reset(threads + 1);
     const bool flat = block.y == 1 && block.z == 1; // no division for the usual 1-D block
     for (unsigned t = 0; t < threads; ++t) {
@@ -241,18 +250,20 @@ class grid_runner {
     for (;;) {
       if (trapped_ || error_ || finished_ == threads_) return;
       if (pass_at_ == threads_) {
-        if (!pass_ran_) {
-          bool released = false;
+        // Every live thread waits at __syncthreads() (none can be ready): the barrier opens;
+        // else, where no thread could run in the pass, the warp barriers open.
+        if (at_barrier_ + finished_ == threads_) {
+          open_block_barrier();
+        } else if (!pass_ran_) {
           try {
-            released = release_barriers(fibers_.data(), threads_, block_ids_.block_idx, returned_, problem_, warp_problem_, races_);
+            release_warp_barriers(fibers_.data(), threads_, block_ids_.block_idx, warp_problem_, races_);
           } catch (...) {
             error_ = std::current_exception();
             return;
           }
-          if (!released) return; // every thread finished
         }
         pass_ran_ = false;
-        schedule_.order_threads(order_.data(), threads_, draw_);
+        if (schedule_.kind == schedule::order::random) schedule_.order_threads(order_.data(), threads_, draw_);
         pass_at_ = 0;
         continue;
       }
@@ -345,25 +356,12 @@ class grid_runner {
     switch_to_main(true);
   }
 
+  // Every live thread of the block waits at __syncthreads(): it opens (defined below the class).
+  inline void open_block_barrier();
   // What run_passes would resume next, where that is a thread that runs on a stack of its own:
   // taken from the pass (-1: the scheduler goes on, for a thread not started, the pass's end, a
   // trap or an error).
-  int next_fiber_of_pass() {
-    if (trapped_ || error_) return -1;
-    while (pass_at_ < threads_) {
-      const unsigned t = order_[pass_at_];
-      const fiber& n = fibers_[t];
-      if (n.st != fiber_state::ready) {
-        ++pass_at_;
-        continue;
-      }
-      if (n.stack < 0 || n.on_scheduler_stack) return -1;
-      ++pass_at_;
-      pass_ran_ = true;
-      return static_cast<int>(t);
-    }
-    return -1;
-  }
+  inline int next_fiber_of_pass();
 
   void protect_runtime(); // the scheduler's thread_local state is no kernel's shared memory
 
@@ -390,6 +388,9 @@ class grid_runner {
   int returned_ = -1; ///< a thread that returned from the kernel since the block's last barrier (-1: none)
   unsigned threads_ = 0;     ///< threads of the running block
   unsigned finished_ = 0;    ///< of them, those done (returned, or exited)
+  unsigned at_barrier_ = 0;  ///< those waiting at __syncthreads()
+  barrier_site first_barrier_site_{}; ///< where the first of them waits
+  bool barrier_sites_differ_ = false; ///< another waits elsewhere
   unsigned pass_at_ = 0;     ///< the next position of this pass in order_
   bool pass_ran_ = false;    ///< a thread ran in this pass
   std::uint64_t draw_ = 0;   ///< the random schedule's state

@@ -1,13 +1,48 @@
 // SPDX-License-Identifier: Apache-2.0
-// grid_runner's switches between the scheduler and the threads it runs, defined: entering and
-// leaving a thread, resuming one, a thread's first frame, the scheduler on a fresh stack, and the
-// runtime's own thread_local state kept out of the race detector.
+// grid_runner's switches between the scheduler and the threads it runs, defined: opening the
+// block barrier, the next fiber a waiting thread hands over to, entering and leaving a thread,
+// resuming one, a thread's first frame, the scheduler on a fresh stack, and the runtime's own
+// thread_local state kept out of the race detector.
 #pragma once
 // Part of <cuguard/detail/emulation/grid_runner.hpp>, which includes it after the class.
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
 namespace detail {
 namespace engine {
+
+// Every live thread of the block waits at __syncthreads() (at_barrier_ of them): it opens,
+// and the barrier's divergence is looked for only where a thread returned since the last
+// barrier or the threads wait at different sites.
+inline void grid_runner::open_block_barrier() {
+  if (returned_ >= 0 || barrier_sites_differ_)
+    note_divergence(fibers_.data(), threads_, returned_, block_ids_.block_idx, problem_);
+  races_.block_barrier();
+  returned_ = -1;
+  for (unsigned t = 0; t < threads_; ++t)
+    if (fibers_[t].st == fiber_state::at_barrier) fibers_[t].st = fiber_state::ready;
+  at_barrier_ = 0;
+  barrier_sites_differ_ = false;
+}
+
+// What run_passes would resume next, where that is a thread that runs on a stack of its own:
+// taken from the pass (-1: the scheduler goes on, for a thread not started, the pass's end, a
+// trap or an error).
+inline int grid_runner::next_fiber_of_pass() {
+  if (trapped_ || error_) return -1;
+  while (pass_at_ < threads_) {
+    const unsigned t = order_[pass_at_];
+    const fiber& n = fibers_[t];
+    if (n.st != fiber_state::ready) {
+      ++pass_at_;
+      continue;
+    }
+    if (n.stack < 0 || n.on_scheduler_stack) return -1;
+    ++pass_at_;
+    pass_ran_ = true;
+    return static_cast<int>(t);
+  }
+  return -1;
+}
 
 inline void grid_runner::enter(unsigned t) {
   current_ = t;
