@@ -4,6 +4,8 @@
 
 #include <cuguard/checked_view.hpp>
 #include <cuguard/config.hpp>
+#include <cuguard/detail/fail/view_fields.hpp> // fill_type
+#include <cuguard/detail/report/text_parts.hpp> // text, append_shape
 
 #include <cstdint>
 #include <ostream>

@@ -14,6 +14,11 @@ translation unit of views reaches the emulated thread through the device seam
 (detail/platform/device.hpp) and parses no scheduler, race detector, <ucontext.h>, <sys/mman.h> or
 <link.h>.
 
+Every public header compiles alone (a translation unit that includes it and nothing else), under
+emulation with g++ (checks on and off) and with nvcc (checks on): but the emulation-only headers
+under nvcc, and torch.hpp and dlpack.hpp, which need their libraries' headers (their suites test
+them).
+
 The layer rules, by path: every header belongs to a layer (a folder of detail/, or the table
 PUBLIC_LAYERS for the public headers), and includes headers of its own layer and of layers below
 it only (LAYERS, bottom to top); no header includes itself through others (no include circle).
@@ -231,6 +236,25 @@ def check_layer_rules(include_dir):
         print(f"ok   layers: {len(graph)} headers in {len(LAYERS)} layers, no include upward, no circle")
 
 
+# Public headers that need another library's headers, and those only emulation builds include.
+NEEDS_LIBRARY = {"torch.hpp", "dlpack.hpp"}
+EMULATION_ONLY = {"emulation.hpp", "emulated_runtime.hpp"}
+
+
+def check_public_headers_alone(name, compiler, flags, out_dir, suffix, skip):
+    """Each public header (include/cuguard/*.hpp, but `skip`) compiles alone."""
+    include = next(flags[i + 1] for i, f in enumerate(flags) if f == "-I")
+    for header in sorted(os.listdir(os.path.join(include, "cuguard"))):
+        if not header.endswith(".hpp") or header in skip:
+            continue
+        src = os.path.join(out_dir, "public_alone" + suffix)
+        with open(src, "w") as f:
+            f.write(f"#include <cuguard/{header}>\n")
+        build = run([*compiler, *flags, "-c", src, "-o", os.path.join(out_dir, "public_alone.o")])
+        if build.returncode != 0:
+            failures.append(f"{name}: <cuguard/{header}> alone does not compile:\n{build.stderr}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--root", required=True)
@@ -249,6 +273,8 @@ def main():
             emulated = ["-std=c++17", "-I", include, "-I", args.cccl, *(["-I", args.cuda] if args.cuda else []),
                         "-DCUGUARD_EMULATION=1", f"-DCUGUARD_ENABLE_CHECKS={checks}"]
             check_header_alone(f"emulation.checks{checks}", [args.cxx], emulated, tmp, ".cpp")
+            check_public_headers_alone(f"emulation.checks{checks}", [args.cxx], [*emulated, "-fsyntax-only"], tmp, ".cpp",
+                                       NEEDS_LIBRARY)
             check(f"emulation.checks{checks}", [args.cxx], emulated, source, tmp, checks == 1)
             flags = ["-std=c++17", "-I", include, "-I", args.cccl, f"-DCUGUARD_ENABLE_CHECKS={checks}"]
             check_header_alone(f"g++.checks{checks}", [args.cxx], flags, tmp, ".cpp")
@@ -259,6 +285,9 @@ def main():
                     f.write(f'#include "{source}"\n')
                 nv = ["-std=c++17", f"-arch=sm_{args.arch}", "-I", include, f"-DCUGUARD_ENABLE_CHECKS={checks}"]
                 check_header_alone(f"nvcc.checks{checks}", [args.nvcc], nv, tmp, ".cu", device_state_expected=checks == 1)
+                if checks == 1:
+                    check_public_headers_alone(f"nvcc.checks{checks}", [args.nvcc], nv, tmp, ".cu",
+                                               NEEDS_LIBRARY | EMULATION_ONLY)
                 check(f"nvcc.checks{checks}", [args.nvcc], nv, cu, tmp, checks == 1, device_state_expected=checks == 1)
                 check_launch_light(f"nvcc.checks{checks}", [args.nvcc], nv, tmp)
     for f in failures:
