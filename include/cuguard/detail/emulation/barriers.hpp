@@ -26,6 +26,9 @@ struct barrier_problem {
   barrier_site other_site; ///< where it waits (line 0: it returned)
 };
 
+/// The same __syncthreads() (file and line).
+inline bool same_site(const barrier_site& a, const barrier_site& b) noexcept { return a.line == b.line && a.file == b.file; }
+
 /// Before a block barrier opens: did every thread that has not stopped reach this one? The first
 /// time one did not (`returned`: a thread that returned since the last barrier, -1: none) is
 /// written to `problem`.
@@ -36,7 +39,7 @@ inline void note_divergence(const fiber* fibers, unsigned threads, int returned,
   const barrier_site& site = fibers[first].site;
   int other = returned;
   for (unsigned t = first + 1; other < 0 && t < threads; ++t)
-    if (fibers[t].st == fiber_state::at_barrier && (fibers[t].site.line != site.line || fibers[t].site.file != site.file))
+    if (fibers[t].st == fiber_state::at_barrier && !same_site(fibers[t].site, site))
       other = static_cast<int>(t);
   if (other < 0) return;
   const fiber& o = fibers[other];

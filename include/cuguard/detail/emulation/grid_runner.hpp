@@ -91,7 +91,7 @@ class grid_runner {
     // thread's site (where they differ, note_divergence looks)
     if (at_barrier_++ == 0)
       first_barrier_site_ = site;
-    else if (site.line != first_barrier_site_.line || site.file != first_barrier_site_.file)
+    else if (!same_site(site, first_barrier_site_))
       barrier_sites_differ_ = true;
     wait(fiber_state::at_barrier);
   }
@@ -319,10 +319,10 @@ class grid_runner {
       // As every fiber starts from the default floating-point modes, so does every direct
       // thread: a thread that changed the rounding or flush-to-zero mode passes it on to none.
       reset_float_modes();
-      if (trapped_ || error_) return;
-      while (pass_at_ < threads_ && fibers_[order_[pass_at_]].st != fiber_state::ready) ++pass_at_;
-      if (pass_at_ == threads_ || fibers_[order_[pass_at_]].stack >= 0) return;
-      t = order_[pass_at_++];
+      const int next = next_ready_of_pass();
+      if (next < 0 || fibers_[static_cast<unsigned>(next)].stack >= 0) return; // run_passes resumes it
+      ++pass_at_;
+      t = static_cast<unsigned>(next);
     }
   }
 
@@ -358,6 +358,12 @@ class grid_runner {
 
   // Every live thread of the block waits at __syncthreads(): it opens (defined below the class).
   inline void open_block_barrier();
+  // The next thread of the pass that is ready, left at pass_at_ (-1: none, or a trap or an error).
+  int next_ready_of_pass() {
+    if (trapped_ || error_) return -1;
+    while (pass_at_ < threads_ && fibers_[order_[pass_at_]].st != fiber_state::ready) ++pass_at_;
+    return pass_at_ < threads_ ? static_cast<int>(order_[pass_at_]) : -1;
+  }
   // What run_passes would resume next, where that is a thread that runs on a stack of its own:
   // taken from the pass (-1: the scheduler goes on, for a thread not started, the pass's end, a
   // trap or an error).

@@ -28,20 +28,13 @@ inline void grid_runner::open_block_barrier() {
 // taken from the pass (-1: the scheduler goes on, for a thread not started, the pass's end, a
 // trap or an error).
 inline int grid_runner::next_fiber_of_pass() {
-  if (trapped_ || error_) return -1;
-  while (pass_at_ < threads_) {
-    const unsigned t = order_[pass_at_];
-    const fiber& n = fibers_[t];
-    if (n.st != fiber_state::ready) {
-      ++pass_at_;
-      continue;
-    }
-    if (n.stack < 0 || n.on_scheduler_stack) return -1;
-    ++pass_at_;
-    pass_ran_ = true;
-    return static_cast<int>(t);
-  }
-  return -1;
+  const int t = next_ready_of_pass();
+  if (t < 0) return -1;
+  const fiber& f = fibers_[static_cast<unsigned>(t)];
+  if (f.stack < 0 || f.on_scheduler_stack) return -1; // not started: the scheduler runs it
+  ++pass_at_;
+  pass_ran_ = true;
+  return t;
 }
 
 inline void grid_runner::enter(unsigned t) {
