@@ -5,6 +5,7 @@
 // run to run, are written 0x...). README's table "Bad input:
 // what cuguard says" is this program's output, and a test keeps the two the same.
 #include <cuguard/cuguard.hpp>
+#include <cuguard/mdspan.hpp>
 #include <cuguard/kernels/gather.hpp>
 #include <cuguard/kernels/lstm.hpp>
 

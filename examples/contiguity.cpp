@@ -4,6 +4,7 @@
 #include <cuguard/cuguard.hpp>
 
 #include <cstdio>
+#include <string> // describe() returns a std::string
 
 __global__ void row_sums(cuguard::checked_view<const float, 2> x, cuguard::checked_view<float, 1> sums) {
   cuguard::expect_contiguous(x); // this kernel reads rows as packed float4s

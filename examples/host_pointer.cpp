@@ -4,6 +4,7 @@
 #include <cuguard/cuguard.hpp>
 
 #include <cstdio>
+#include <string> // describe() returns a std::string
 #include <vector>
 
 __global__ void add_one(cuguard::checked_view<float, 1> x) {

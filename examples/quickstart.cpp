@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <string> // describe() returns a std::string
 #include <vector>
 
 // One row of `out` per block, one column per thread.

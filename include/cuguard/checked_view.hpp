@@ -101,7 +101,7 @@ class checked_view {
 
   /// A view of a cuda::std::mdspan with a strided layout (layout_right, layout_left or
   /// layout_stride) and the default accessor. Needs <cuguard/mdspan.hpp> (which
-  /// <cuguard/cuguard.hpp> includes): views alone do not parse mdspan.
+  /// <cuguard/cuguard.hpp> leaves out): files that do not use it do not parse mdspan.
   template <class M>
   CUGUARD_HOST_DEVICE checked_view(const M& m, const char* label, location where = location::current());
 
@@ -279,7 +279,7 @@ class checked_view {
 
   /// The unchecked cuda::std::mdspan (layout_stride) over the same elements. Explicit, because
   /// it drops every check: use it to hand the data to code that takes an mdspan. Needs
-  /// <cuguard/mdspan.hpp> (which <cuguard/cuguard.hpp> includes).
+  /// <cuguard/mdspan.hpp> (which <cuguard/cuguard.hpp> leaves out).
   ///
   /// layout_stride has preconditions a view need not meet: every stride > 0 (a broadcast view's
   /// stride 0 is not), a largest offset below the Index maximum, and strides that order the

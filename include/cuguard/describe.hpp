@@ -8,8 +8,7 @@
 #include <cuguard/detail/report/text_parts.hpp> // text, append_shape
 
 #include <cstdint>
-#include <ostream>
-#include <string>
+#include <iosfwd>
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
 
@@ -28,9 +27,10 @@ inline const char* to_string(memory_space s) noexcept {
 
 /// One line for the habit of printing every tensor's shape, device and contiguity:
 /// `'x' float[2, 3], strides [3, 1], contiguous, device 0 memory`. With checks off there is no
-/// label or memory space to print: `float[2, 3], strides [3, 1], contiguous`.
+/// label or memory space to print: `float[2, 3], strides [3, 1], contiguous`. A std::string:
+/// include <string> where you call it (this header parses <iosfwd> alone).
 template <class T, std::size_t Rank, class Index>
-std::string describe(const checked_view<T, Rank, Index>& v) {
+detail::host_string<T> describe(const checked_view<T, Rank, Index>& v) {
   detail::text out;
   if (v.label()[0] != '\0') out << '\'' << v.label() << "' ";
   char type[32];
@@ -51,12 +51,12 @@ std::string describe(const checked_view<T, Rank, Index>& v) {
       out << " memory";
     }
   }
-  return std::string(out.c_str(), out.size());
+  return detail::host_string<T>(out.c_str(), out.size());
 }
 
-/// Writes describe(v).
-template <class T, std::size_t Rank, class Index>
-std::ostream& operator<<(std::ostream& os, const checked_view<T, Rank, Index>& v) {
+/// Writes describe(v) (to any std::ostream: the stream's header is the caller's).
+template <class Char, class Traits, class T, std::size_t Rank, class Index>
+std::basic_ostream<Char, Traits>& operator<<(std::basic_ostream<Char, Traits>& os, const checked_view<T, Rank, Index>& v) {
   return os << describe(v);
 }
 

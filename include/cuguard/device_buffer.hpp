@@ -5,6 +5,8 @@
 #include <cuguard/checked_view.hpp>
 #include <cuguard/config.hpp>
 #include <cuguard/cuda_error.hpp>
+#include <cuguard/detail/platform/throw_std.hpp>
+#include <cuguard/detail/report/text.hpp>
 #include <cuguard/detail/runtime/backend.hpp>
 #include <cuguard/detail/runtime/device_runtime.hpp>
 #include <cuguard/lifetime.hpp>
@@ -13,8 +15,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <stdexcept>
-#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -133,14 +133,17 @@ class device_buffer {
  private:
   void check_count(std::size_t count, const char* what) const {
     if (count > size_)
-      throw std::out_of_range(std::string("cuguard::device_buffer::") + what + ": " + std::to_string(count) +
-                              " elements do not fit '" + label_ + "' of " + std::to_string(size_) + " elements");
+      detail::throw_out_of_range((detail::text("cuguard::device_buffer::")
+                                  << what << ": " << count << " elements do not fit '" << label_ << "' of " << size_
+                                  << " elements")
+                                     .c_str());
   }
   void check_exact(std::size_t count, const char* what) const {
     if (count != size_)
-      throw std::out_of_range(std::string("cuguard::device_buffer::") + what + ": a vector of " +
-                              std::to_string(count) + " elements for '" + label_ + "' of " +
-                              std::to_string(size_) + " elements; pass a pointer and a count to copy part of it");
+      detail::throw_out_of_range((detail::text("cuguard::device_buffer::")
+                                  << what << ": a vector of " << count << " elements for '" << label_ << "' of "
+                                  << size_ << " elements; pass a pointer and a count to copy part of it")
+                                     .c_str());
   }
   void reset_quietly() noexcept {
     try {

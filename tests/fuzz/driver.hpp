@@ -9,6 +9,7 @@
 #include "model.hpp"
 
 #include <cuguard/cuguard.hpp>
+#include <cuguard/mdspan.hpp>
 
 #include <cstdarg>
 #include <cstdint>

@@ -3,6 +3,7 @@
 #include "support.hpp"
 
 #include <cuguard/cuguard.hpp>
+#include <cuguard/mdspan.hpp>
 #include <doctest/doctest.h>
 
 #include <cstdint>

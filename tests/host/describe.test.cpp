@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <sstream>
+#include <string>
 
 TEST_CASE("describe prints label, type, shape, strides, contiguity and memory space on one line" *
           cuguard_test::host_memory_suite()) {

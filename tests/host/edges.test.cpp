@@ -5,6 +5,7 @@
 #include "support.hpp"
 
 #include <cuguard/cuguard.hpp>
+#include <cuguard/mdspan.hpp>
 #include <doctest/doctest.h>
 
 #include <cstdint>

@@ -2,6 +2,7 @@
 // What the kernels' host entry points share: argument_error and the checks behind its messages.
 #pragma once
 
+#include <cuguard/argument_error.hpp>
 #include <cuguard/cuguard.hpp>
 
 #include <algorithm>

@@ -124,7 +124,7 @@ __global__ void mask_counts_kernel(checked_view<const M, 1> mask, checked_view<s
 template <class I>
 __global__ void __launch_bounds__(impl::scan_threads, 1)
     exclusive_scan_kernel(checked_view<I, 1> values, checked_view<I, 1> total) {
-  static_assert(cuda::std::is_same<I, std::int64_t>::value, "exclusive_scan_kernel: int64 values");
+  static_assert(std::is_same<I, std::int64_t>::value, "exclusive_scan_kernel: int64 values");
   __shared__ std::int64_t storage[impl::scan_threads];
   const std::int64_t threads = blockDim.x;
   const auto scan = make_view(storage, {threads}, "scan");

@@ -25,7 +25,8 @@ DECLARES = [
     re.compile(r"\busing\s+([A-Za-z_]\w*)\s*="),
     re.compile(r"^\s*#\s*define\s+([A-Za-z_]\w*)", re.M),
     re.compile(r"\bnamespace\s+([A-Za-z_]\w*)\s*="),
-    re.compile(r"^\s*(?:template\s*<.*>\s*)?(?:[A-Za-z_][\w:<>,*&\s]*?[\s*&>])([A-Za-z_]\w*)\s*(?:\(|\{|=|;|\[)", re.M),
+    re.compile(r"^\s*(?:template\s*<.*>\s*)?(?:\[\[[^\]]*\]\]\s*)?(?:[A-Za-z_][\w:<>,*&\s]*?[\s*&>])([A-Za-z_]\w*)\s*(?:\(|\{|=|;|\[)",
+               re.M),
     re.compile(r"^\s*(?:inline\s+)?(?:constexpr\s+)?[A-Za-z_][\w:<>]*\s+([A-Za-z_]\w*)\s*=", re.M),
 ]
 # Words a declaration pattern also catches that name nothing of a header's own.

@@ -9,10 +9,17 @@
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
+#include <iosfwd> // declares std::string (<string> is the caller's: see host_string)
 #include <type_traits>
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
 namespace detail {
+
+/// std::string, named through a template parameter: a function template of a header can return
+/// one with <iosfwd> alone, and the string is complete where a caller uses it (a file that uses
+/// a std::string includes <string>). What keeps <string> out of the headers of cuguard.hpp.
+template <class Deferred>
+using host_string = typename std::conditional<true, std::string, Deferred>::type;
 
 /// A number written in hexadecimal by text's operator<< ("0x7f00").
 struct hex {

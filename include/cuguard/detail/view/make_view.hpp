@@ -48,6 +48,16 @@ CUGUARD_HOST_DEVICE checked_view<T, Rank> make_strided_view(
 }
 
 /// The same views with 32-bit extents, strides and offsets (checked_view<T, Rank, int>), as
+/// make_view of an mdspan (anything with data_handle()) where <cuguard/mdspan.hpp> is not
+/// included: fails to compile, saying which header to include. (With it, the overload there,
+/// more specialized, is chosen.)
+template <class M, class = decltype(static_cast<const M*>(nullptr)->data_handle())>
+CUGUARD_HOST_DEVICE void make_view(const M&, const char*,
+                                   cuda::std::source_location = cuda::std::source_location::current()) {
+  static_assert(sizeof(M*) == 0, "make_view of an mdspan: include <cuguard/mdspan.hpp> (cuda::std::mdspan "
+                                 "interop, which <cuguard/cuguard.hpp> leaves out)");
+}
+
 /// PyTorch's packed_accessor32: `make_view32(p, {rows, cols}, "x")`. Index arithmetic in 32 bits
 /// is cheaper on the GPU; checked builds report a shape whose extents, strides, largest offset
 /// or element count do not fit (index_overflow), where unchecked code would wrap. A view without

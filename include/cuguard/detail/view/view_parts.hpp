@@ -30,9 +30,14 @@ struct mdspan_traits {
   template <class T, std::size_t Rank, class Index>
   static constexpr bool converts_from = false;
 };
-/// The cuda::std::mdspan a view converts to (`type`, `make`): defined in <cuguard/mdspan.hpp>.
+/// The cuda::std::mdspan a view converts to (`type`, `make`): <cuguard/mdspan.hpp> defines it
+/// (for Deferred = void); without that header, to_mdspan() fails to compile, saying so.
 template <class T, std::size_t Rank, class Index, class Deferred>
-struct mdspan_for;
+struct mdspan_for {
+  static_assert(sizeof(Deferred*) == 0, "to_mdspan: include <cuguard/mdspan.hpp> (cuda::std::mdspan interop, "
+                                        "which <cuguard/cuguard.hpp> leaves out)");
+  using type = void;
+};
 
 /// The checked view a kernel argument of type P carries, for cuguard::launch to check, stamp
 /// and name: a view itself, or (specializations) a type built on one, such as cuguard::torch's
