@@ -5,10 +5,12 @@
 machine vary by 20% to 50% from hour to hour. A benchmark, not a test: it asserts nothing, and
 takes a few minutes (valgrind runs a program 50 to 100 times slower).
 
-  bench/compile/compile_instructions.py [--root DIR] [--source FILE] [--checks 1] [--arch 90] [--jobs 2]
+  bench/compile/compile_instructions.py [--root DIR] [--source FILE] [--checks 1] [--define NAME ...] [--arch 90] [--jobs 2]
 
 --root: the checkout whose include/ is compiled (default: this one), so that two trees can be
-compared with one script; --source: the file (default: bench/compile/kernels.cu of --root).
+compared with one script; --source: the file (default: bench/compile/kernels.cu of --root);
+--define: macros for it (kernels.cu: CUGUARD_BENCH_RAW for raw pointers, CUGUARD_BENCH_ENTRY_HEADER
+for <cuguard/cuguard.hpp>; neither: views and launch).
 Needs valgrind (apt-get install valgrind).
 """
 import argparse
@@ -63,6 +65,7 @@ def main():
     ap.add_argument("--root", default=HERE)
     ap.add_argument("--source")
     ap.add_argument("--checks", default="1")
+    ap.add_argument("--define", action="append", default=[])
     ap.add_argument("--arch", default="90")
     ap.add_argument("--jobs", type=int, default=2)
     args = ap.parse_args()
@@ -70,7 +73,7 @@ def main():
     source = os.path.abspath(args.source or os.path.join(root, "bench", "compile", "kernels.cu"))
     with tempfile.TemporaryDirectory() as work:
         flags = ["-std=c++17", f"-arch=sm_{args.arch}", "-I", os.path.join(root, "include"),
-                 f"-DCUGUARD_ENABLE_CHECKS={args.checks}", "-c", source, "-o", os.path.join(work, "out.o")]
+                 f"-DCUGUARD_ENABLE_CHECKS={args.checks}", *(f"-D{d}" for d in args.define), "-c", source, "-o", os.path.join(work, "out.o")]
         env, steps = dryrun(args.nvcc, flags, work)
         subprocess.run([args.nvcc, *flags, "--keep", "--keep-dir", work], check=True, cwd=work)
         with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
@@ -78,7 +81,8 @@ def main():
     totals = {}
     for (phase, _), n in zip(steps, counts):
         totals[phase] = totals.get(phase, 0) + n
-    print(f"nvcc -c {os.path.relpath(source, root)} of {root}, CUGUARD_ENABLE_CHECKS={args.checks}, sm_{args.arch}: "
+    print(f"nvcc -c {os.path.relpath(source, root)} of {root}, CUGUARD_ENABLE_CHECKS={args.checks}"
+          f"{''.join(' -D' + d for d in args.define)}, sm_{args.arch}: "
           "instructions (millions)")
     print("| phase | instructions |")
     print("| --- | --- |")
