@@ -134,13 +134,15 @@ inline void* new_context(char* stack, std::size_t size, void (*start)()) {
 
 /// Sets the floating-point control words to the defaults a new context starts with (keeping the
 /// exception flags): rounding to nearest, no flush to zero.
+/// Only MXCSR is read: what changes a mode (fesetround, fesetenv, the flush-to-zero macros)
+/// writes MXCSR, and then both are reset; a change of the x87 control word alone (fldcw) is
+/// not seen (fnstcw and its compare were a seventh of a direct thread's bookkeeping).
 inline void reset_float_modes() noexcept {
   unsigned mxcsr;
-  unsigned short x87;
-  asm volatile("stmxcsr %0\n\tfnstcw %1" : "=m"(mxcsr), "=m"(x87));
-  if ((mxcsr & 0xFFC0u) != 0x1F80u || x87 != 0x037F) {
+  asm volatile("stmxcsr %0" : "=m"(mxcsr));
+  if ((mxcsr & 0xFFC0u) != 0x1F80u) {
     mxcsr = 0x1F80u | (mxcsr & 0x3Fu);
-    x87 = 0x037F;
+    const unsigned short x87 = 0x037F;
     asm volatile("ldmxcsr %0\n\tfldcw %1" : : "m"(mxcsr), "m"(x87));
   }
 }

@@ -305,8 +305,10 @@ class grid_runner {
       returned(t);
       f.st = fiber_state::done;
       ++finished_;
-      leave();
+      races_.end_segment(current_); // leave(), but for the running-thread pointers: the next
+                                    // direct thread sets the same ones (enter), the others clear them
       if (!f.on_scheduler_stack) {
+        clear_running();
         // The scheduler left this stack when t waited, and resumed t since: the stack is free
         // once this thread switched to the scheduler for the last time.
         stacks_.give_back(f.stack);
@@ -320,7 +322,10 @@ class grid_runner {
       // thread: a thread that changed the rounding or flush-to-zero mode passes it on to none.
       reset_float_modes();
       const int next = next_ready_of_pass();
-      if (next < 0 || fibers_[static_cast<unsigned>(next)].stack >= 0) return; // run_passes resumes it
+      if (next < 0 || fibers_[static_cast<unsigned>(next)].stack >= 0) { // run_passes resumes it
+        clear_running();
+        return;
+      }
       ++pass_at_;
       t = static_cast<unsigned>(next);
     }
@@ -337,8 +342,9 @@ class grid_runner {
 #endif
 
   // The running thread t stops running: what it wrote is known (the race detector), and the
-  // scheduler runs outside any thread.
+  // scheduler runs outside any thread (clear_running).
   inline void leave();
+  inline void clear_running();
   // Thread t returned from the kernel: the lowest such thread since the barrier, whatever the schedule.
   void returned(unsigned t) {
     if (returned_ < 0 || t < static_cast<unsigned>(returned_)) returned_ = static_cast<int>(t);

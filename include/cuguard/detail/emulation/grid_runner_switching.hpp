@@ -51,6 +51,10 @@ inline void grid_runner::enter(unsigned t) {
 
 inline void grid_runner::leave() {
   races_.end_segment(current_);
+  clear_running();
+}
+
+inline void grid_runner::clear_running() {
   current_thread = nullptr;
   platform::running = nullptr;
 }
