@@ -65,7 +65,7 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE bool vector_access_fails(bool space
 /// True if memory of `space` cannot be touched where a record was made (device code, or host
 /// code): the space part of the predicate above, as checked_view::space_ok evaluates it.
 CUGUARD_HOST_DEVICE constexpr bool wrong_space(memory_space space, bool on_device) noexcept {
-  return on_device ? space == memory_space::host : space == memory_space::device;
+  return space == (on_device ? memory_space::host : memory_space::device); // one compare, no branch
 }
 
 /// Works out kind, dim and index origin of a failed element access from what was recorded: the

@@ -60,7 +60,8 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE bool alive(const Token& t) noexcept
   (void)t;
   return true;
 #else
-  return t.slot == 0 || generation_of(t.slot) == t.generation;
+  // No branch on slot 0 ("not tracked"): its generation stays 0, as an untracked token's does.
+  return generation_of(t.slot) == t.generation;
 #endif
 }
 
