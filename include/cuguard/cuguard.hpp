@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// The one header users include: what a kernel file needs, and no code of its own. Parsed as
-// lightly as the view layer and the launch (no <string>, <map>, <mutex> or <ostream>: a small
-// CUDA file compiles at most 1.5x as long as on raw pointers; bench/compile). Three headers
-// it leaves out, for what few files need: <cuguard/mdspan.hpp> (cuda::std::mdspan interop:
-// libcu++'s mdspan alone doubles a small file's compile time), <cuguard/torch.hpp> and
-// <cuguard/dlpack.hpp> (the adapters, with cuguard::argument_error).
+// The one header users include: what a kernel file needs, and no code of its own. Under nvcc it
+// parses the view layer, the launch and the runtime, and of the heavy standard headers <vector>
+// alone (device_buffer::to_host): no <string>, <stdexcept>, <map>, <mutex>, iostreams or mdspan
+// (tests/static/layers/layers.py; compile times in bench/results/compile-time.md). Four headers it
+// leaves out, for what few files need: <cuguard/mdspan.hpp> (cuda::std::mdspan interop: libcu++'s
+// mdspan alone doubles a small file's compile time), <cuguard/argument_error.hpp>, and the
+// adapters that throw it, <cuguard/torch.hpp> and <cuguard/dlpack.hpp>.
 #pragma once
 
 #include <cuguard/config.hpp>

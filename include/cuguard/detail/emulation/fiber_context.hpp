@@ -134,9 +134,10 @@ inline void* new_context(char* stack, std::size_t size, void (*start)()) {
 
 /// Sets the floating-point control words to the defaults a new context starts with (keeping the
 /// exception flags): rounding to nearest, no flush to zero.
-/// Only MXCSR is read: what changes a mode (fesetround, fesetenv, the flush-to-zero macros)
-/// writes MXCSR, and then both are reset; a change of the x87 control word alone (fldcw) is
-/// not seen (fnstcw and its compare were a seventh of a direct thread's bookkeeping).
+/// Only MXCSR is read: what usually changes a mode (fesetround, the flush-to-zero macros) writes
+/// MXCSR, and then both are reset; a change of the x87 control word alone (fldcw, or fesetenv of
+/// an environment whose MXCSR part is the default) is not seen (fnstcw and its compare were a
+/// seventh of a direct thread's bookkeeping).
 inline void reset_float_modes() noexcept {
   unsigned mxcsr;
   asm volatile("stmxcsr %0" : "=m"(mxcsr));

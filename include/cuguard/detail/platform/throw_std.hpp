@@ -7,6 +7,8 @@
 
 #include <cuguard/config.hpp>
 
+#include <cstddef> // any standard header: it says which library this is (__GLIBCXX__)
+
 #if defined(__GLIBCXX__) && __has_include(<bits/functexcept.h>)
 #  include <bits/functexcept.h>
 #  define CUGUARD_IMPL_LIBSTDCXX_THROWERS 1

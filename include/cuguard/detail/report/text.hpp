@@ -9,7 +9,10 @@
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
-#include <iosfwd> // declares std::string (<string> is the caller's: see host_string)
+#include <iosfwd> // declares std::string in libstdc++ and libc++ (<string> is the caller's: host_string)
+#if !defined(__GLIBCXX__) && !defined(_LIBCPP_VERSION)
+#  include <string> // the standard does not promise that <iosfwd> declares it
+#endif
 #include <type_traits>
 
 CUGUARD_IMPL_BEGIN_NAMESPACE

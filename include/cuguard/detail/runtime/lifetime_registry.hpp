@@ -22,13 +22,11 @@
 CUGUARD_IMPL_BEGIN_NAMESPACE
 namespace detail {
 
-const char* keep_label(const char* label);
-
 /// What the registry knows of one allocation.
 struct allocation_info {
   std::uintptr_t begin = 0;
   std::size_t bytes = 0;
-  const char* label = ""; // kept (keep_label)
+  char label[sizeof(violation::alloc_label)] = {}; // as much of it as a report names
   memory_space space = memory_space::unknown;
   int device = -1;
   cuda::std::source_location allocated;
@@ -38,7 +36,7 @@ struct allocation_info {
 
 /// Allocations by their first byte, sorted: at most lifetime_slots entries, in storage the
 /// registry hands it. Binary search to find, a move of the tail to insert or erase (the table is
-/// small, and changes only where memory is tracked or released).
+/// small by default, and changes only where memory is tracked or released).
 class slots_by_address {
  public:
   struct entry {
@@ -108,7 +106,6 @@ class lifetime_registry final : public host_hooks {
   /// storage from many tensors, on many threads, asks for.
   lifetime_token track(const void* p, std::size_t bytes, const char* label, memory_space space, int device,
                        cuda::std::source_location where, bool once = false) {
-    const char* kept = keep_label(label); // before the lock: it takes its own
     host_lock lock(mutex_);
     const auto begin = reinterpret_cast<std::uintptr_t>(p);
     if (once) {
@@ -128,7 +125,15 @@ class lifetime_registry final : public host_hooks {
       return {}; // table full: the allocation stays untracked
     }
     released_.erase(begin);
-    infos_[slot] = allocation_info{begin, bytes, kept, space, device, where, {}, true};
+    allocation_info& info = infos_[slot];
+    info = allocation_info{};
+    info.begin = begin;
+    info.bytes = bytes;
+    detail::copy_text(info.label, label != nullptr ? label : "");
+    info.space = space;
+    info.device = device;
+    info.allocated = where;
+    info.live = true;
     live_.assign(begin, slot);
     __atomic_add_fetch(&tracked_, 1u, __ATOMIC_RELAXED);
     return {slot, generation_of(slot)};

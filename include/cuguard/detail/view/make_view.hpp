@@ -47,7 +47,6 @@ CUGUARD_HOST_DEVICE checked_view<T, Rank> make_strided_view(
   return checked_view<T, Rank>(data, detail::to_integers(extents).v, detail::to_integers(strides).v, label, where);
 }
 
-/// The same views with 32-bit extents, strides and offsets (checked_view<T, Rank, int>), as
 /// make_view of an mdspan (anything with data_handle()) where <cuguard/mdspan.hpp> is not
 /// included: fails to compile, saying which header to include. (With it, the overload there,
 /// more specialized, is chosen.)
@@ -58,6 +57,7 @@ CUGUARD_HOST_DEVICE void make_view(const M&, const char*,
                                  "interop, which <cuguard/cuguard.hpp> leaves out)");
 }
 
+/// The same views with 32-bit extents, strides and offsets (checked_view<T, Rank, int>), as
 /// PyTorch's packed_accessor32: `make_view32(p, {rows, cols}, "x")`. Index arithmetic in 32 bits
 /// is cheaper on the GPU; checked builds report a shape whose extents, strides, largest offset
 /// or element count do not fit (index_overflow), where unchecked code would wrap. A view without
