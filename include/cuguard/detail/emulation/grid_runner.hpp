@@ -195,12 +195,9 @@ class grid_runner {
     const bool flat = block.y == 1 && block.z == 1; // no division for the usual 1-D block
     for (unsigned t = 0; t < threads; ++t) {
       fiber& f = fibers_[t];
-      f.st = fiber_state::ready;
-      f.stack = -1;
-      f.on_scheduler_stack = false;
+      f.st = fiber_state::ready; // mask, call and site: written where the thread waits, read only then
+      f.stack = -1;              // on_scheduler_stack: written where it starts (run_direct, start)
       f.fake_stack = nullptr;
-      f.mask = 0;
-      f.call = "";
       f.thread_idx = flat ? uint3{t, 0, 0} : uint3{t % block.x, (t / block.x) % block.y, t / (block.x * block.y)};
     }
     block_ids_ = thread_context{uint3{0, 0, 0}, block_idx, block, grid};
@@ -211,6 +208,7 @@ class grid_runner {
   }
 
   void start(fiber& f) {
+    f.on_scheduler_stack = false;
     f.stack = stacks_.take();
     make_context(f.context, stacks_.bottom(f.stack), stack_pool::stack_size(), &grid_runner::entry);
   }
