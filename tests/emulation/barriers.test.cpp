@@ -28,6 +28,15 @@ __global__ void early_return(cuguard::checked_view<int, 1> out, int n) {
   out[i] = tile[(i + 1) % n];
 }
 
+// The first `n` threads return before any other thread waits (or asks which lanes are live).
+__global__ void returned_first(cuguard::checked_view<int, 1> out, int n) {
+  const int i = static_cast<int>(threadIdx.x);
+  if (i < n) return;
+  out[i] = static_cast<int>(__activemask()); // the lanes of its warp that have not returned
+  wait_line = __LINE__; __syncthreads();
+  out[i] += 1;
+}
+
 // Two halves of the block wait at two different barriers (a GPU counts them as one).
 __global__ void split_barrier(cuguard::checked_view<int, 1> out) {
   __shared__ int tile[64];
@@ -78,6 +87,30 @@ TEST_CASE("a __syncthreads() that a returned thread never reached is reported, a
 
   // Every thread reaching the barrier: nothing to report.
   cuguard::launch(barrier_tests::early_return, 1, 64, out.view(), 64);
+  CHECK(!device_test_support::checked().thrown);
+}
+
+TEST_CASE("threads that returned before any other waited are known to the barrier and to __activemask()") {
+  cuguard::device_buffer<int> out(64, "out");
+  out.fill_bytes(0);
+  cuguard::launch(barrier_tests::returned_first, 1, 64, out.view(), 16);
+  const cuguard_test::caught c = device_test_support::checked();
+#  if CUGUARD_IMPL_CHECKS
+  REQUIRE(c.thrown);
+  CHECK(c.report.kind == cuguard::violation_kind::divergent_barrier);
+  CHECK(c.report.line == static_cast<unsigned>(barrier_tests::wait_line));
+  CHECK(c.report.thread[0] == 16);      // the first thread that waits
+  CHECK(c.report.other_thread[0] == 0); // the lowest thread that returned
+  CHECK(c.what.find(", thread (0,0,0) returned without reaching it") != std::string::npos);
+#  else
+  CHECK(!c.thrown);
+#  endif
+  const std::vector<int> got = out.to_host();
+  CHECK(got[0] == 0); // returned: never written
+  CHECK(static_cast<unsigned>(got[16]) == 0xffff0000u + 1u); // lanes 0-15 returned; past the barrier
+  CHECK(static_cast<unsigned>(got[63]) == 0xffffffffu + 1u); // the second warp: every lane live
+
+  cuguard::launch(barrier_tests::returned_first, 1, 64, out.view(), 0); // nobody returns first
   CHECK(!device_test_support::checked().thrown);
 }
 

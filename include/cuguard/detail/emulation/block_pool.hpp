@@ -79,7 +79,7 @@ class block_pool {
   }
 
   /// Runs the grid's blocks on `workers` OS threads, this one among them.
-  findings run(unsigned workers, dim3 grid, dim3 block, std::size_t shared, runner_type::body_fn body, void* arg) {
+  findings run(unsigned workers, dim3 grid, dim3 block, std::size_t shared, const runner_type::body& body) {
     if (engine::current_runner != nullptr)
       throw std::logic_error("cuguard emulation: a kernel cannot launch another kernel (no dynamic parallelism)");
     engine::check_launch_configuration(grid, block);
@@ -95,7 +95,6 @@ class block_pool {
     block_ = block;
     shared_ = shared;
     body_ = body;
-    arg_ = arg;
     blocks_ = std::uint64_t{grid.x} * grid.y * grid.z;
     next_.store(0);
     stop_.store(false);
@@ -180,7 +179,7 @@ class block_pool {
     emulated_worker_state = &r.state;
     try {
       engine::runner_scope scope;
-      scope.runner.run(grid_, block_, shared_, body_, arg_, [this, &r] {
+      scope.runner.run(grid_, block_, shared_, body_, [this, &r] {
         if (stop_.load(std::memory_order_relaxed)) return runner_type::no_block;
         const std::uint64_t b = next_.fetch_add(1, std::memory_order_relaxed);
         if (b >= blocks_) return runner_type::no_block;
@@ -251,23 +250,21 @@ class block_pool {
   unsigned waiting_for_ = 0;
   dim3 grid_{}, block_{};
   std::size_t shared_ = 0;
-  runner_type::body_fn body_ = nullptr;
-  void* arg_ = nullptr;
+  runner_type::body body_{};
   std::uint64_t blocks_ = 0;
   std::atomic<std::uint64_t> next_{0};
   std::atomic<bool> stop_{false};
 };
 
-/// Runs `body(arg)` as every thread of the grid: on several OS threads where the grid is large
+/// Runs `body` as every thread of the grid: on several OS threads where the grid is large
 /// enough and CUGUARD_EMULATION_THREADS allows, on the calling thread otherwise.
-inline engine::grid_findings run_blocks(dim3 grid, dim3 block, std::size_t shared,
-                                                   engine::grid_runner::body_fn body, void* arg) {
+inline engine::grid_findings run_blocks(dim3 grid, dim3 block, std::size_t shared, const engine::grid_runner::body& body) {
   const std::uint64_t blocks = std::uint64_t{grid.x} * grid.y * grid.z;
   const std::uint64_t threads = blocks * block.x * block.y * block.z;
   const unsigned wanted = emulation_threads();
   const unsigned workers = static_cast<unsigned>(blocks < wanted ? blocks : wanted);
-  if (workers <= 1 || threads < parallel_grid_threads) return engine::run_grid(grid, block, shared, body, arg);
-  return block_pool::get().run(workers, grid, block, shared, body, arg);
+  if (workers <= 1 || threads < parallel_grid_threads) return engine::run_grid(grid, block, shared, body);
+  return block_pool::get().run(workers, grid, block, shared, body);
 }
 
 } // namespace detail

@@ -35,12 +35,29 @@ struct trapped {};
 /// source hands out); inside a block the threads run round-robin in the order of the schedule
 /// (thread order unless CUGUARD_EMULATION_SCHEDULE says otherwise), each until it finishes or
 /// waits at __syncthreads() or a warp-wide operation: a plain call until its first wait, a fiber
-/// from then on (CUGUARD_IMPL_DIRECT_THREADS; otherwise a fiber from the start). A barrier opens
+/// from then on (CUGUARD_IMPL_DIRECT_THREADS; otherwise a fiber from the start; in thread order,
+/// no fiber is written until a thread of the block waits: in_order_start). A barrier opens
 /// when every thread of the block (or warp) that has not exited waits at it. A block runs on
 /// one OS thread, so `__shared__` (thread_local) storage is shared by the block.
 class grid_runner {
  public:
-  using body_fn = void (*)(void*);
+  /// What a grid runs, as a launch gives it: `thread(arg)` runs the kernel as the running
+  /// thread; `in_order(runner, arg)` is in_order_start<thread>, a block's threads in turn as
+  /// calls of `thread` (inlined in its loop) until one waits.
+  struct body {
+    void (*thread)(void*);
+    void (*in_order)(grid_runner&, void*);
+    void* arg;
+  };
+  /// The body of a launch whose threads run `Thread(arg)`.
+  template <void (*Thread)(void*)>
+  static body body_of(void* arg) noexcept {
+#if CUGUARD_IMPL_DIRECT_THREADS
+    return body{Thread, &in_order_start<Thread>, arg};
+#else
+    return body{Thread, nullptr, arg};
+#endif
+  }
 
   grid_runner() = default; // not copied (its stacks are its own)
 
@@ -48,16 +65,16 @@ class grid_runner {
   static constexpr std::uint64_t no_block = ~std::uint64_t{0};
 
   /// Runs every block of the grid, in order.
-  void run(dim3 grid, dim3 block, std::size_t dynamic_shared, body_fn body, void* arg) {
+  void run(dim3 grid, dim3 block, std::size_t dynamic_shared, const body& work) {
     const std::uint64_t blocks = std::uint64_t{grid.x} * grid.y * grid.z;
     std::uint64_t n = 0;
-    run(grid, block, dynamic_shared, body, arg, [&] { return n < blocks ? n++ : no_block; });
+    run(grid, block, dynamic_shared, work, [&] { return n < blocks ? n++ : no_block; });
   }
 
   /// Runs the blocks that `next()` hands out by number (x fastest, then y, then z: the order
   /// run() takes them in) until it returns no_block.
   template <class Next>
-  void run(dim3 grid, dim3 block, std::size_t dynamic_shared, body_fn body, void* arg, Next&& next) {
+  void run(dim3 grid, dim3 block, std::size_t dynamic_shared, const body& work, Next&& next) {
     check_launch_configuration(grid, block);
     schedule_ = active_schedule();
     const std::size_t threads = std::size_t{block.x} * block.y * block.z;
@@ -66,8 +83,7 @@ class grid_runner {
     races_.begin_grid(shared_.dynamic(), shared_.dynamic_bytes());
     shared_.begin_grid(dynamic_shared);
     dynamic_range = {reinterpret_cast<std::uintptr_t>(shared_.dynamic()), shared_.dynamic_bytes()};
-    body_ = body;
-    arg_ = arg;
+    body_ = work;
     error_ = nullptr;
     problem_ = barrier_problem{};
     warp_problem_ = warp_problem{};
@@ -86,6 +102,7 @@ class grid_runner {
 
   /// __syncthreads() at `site`
   void barrier(barrier_site site) {
+    fibers_in_order();
     fibers_[current_].site = site;
     // Counted as they arrive, so that the pass's end opens the barrier without a look at every
     // thread's site (where they differ, note_divergence looks)
@@ -107,6 +124,7 @@ class grid_runner {
   /// until every lane its mask names that has not stopped waits with the same mask (barriers.hpp).
   /// A lane outside its own mask waits for nothing, and that is noted (a GPU leaves it undefined).
   void warp_barrier(const warp_call& call) {
+    fibers_in_order();
     if (warp_lanes::arrive(fibers_.data(), current_, call, block_ids_.block_idx, warp_problem_))
       wait(fiber_state::at_warp_barrier);
   }
@@ -114,18 +132,24 @@ class grid_runner {
   /// Exchanges `bits` across the lanes of `call`'s mask: every lane deposits, all wait, each
   /// reads lane `src_lane`'s.
   std::uint64_t exchange(std::uint64_t bits, unsigned src_lane, const warp_call& call) {
+    fibers_in_order();
     return lanes_.exchange(fibers_.data(), threads_, current_, bits, src_lane, call.mask, [&] { warp_barrier(call); });
   }
   /// Ballot over the lanes of `call`'s mask that have not exited (`voters`, where given: those lanes).
   unsigned ballot(bool predicate, const warp_call& call, unsigned* voters = nullptr) {
+    fibers_in_order();
     return lanes_.ballot(fibers_.data(), threads_, current_, predicate, call.mask, [&] { warp_barrier(call); }, voters);
   }
   /// Lanes of this warp that have not exited.
-  unsigned active_mask() const { return warp_lanes::active_mask(fibers_.data(), threads_, current_); }
+  unsigned active_mask() {
+    fibers_in_order();
+    return warp_lanes::active_mask(fibers_.data(), threads_, current_);
+  }
 
   /// PTX `exit`: ends the calling thread (its stack is dropped, as a GPU drops it); barriers and
   /// warp-wide operations no longer wait for it.
   [[noreturn]] void exit_thread() {
+    fibers_in_order();
 #if CUGUARD_IMPL_DIRECT_THREADS
     if (fibers_[current_].on_scheduler_stack) {
       // Its frames and the scheduler's below them are dropped: a scheduler on a fresh stack goes on.
@@ -192,19 +216,25 @@ class grid_runner {
     at_barrier_ = 0;
     barrier_sites_differ_ = false;
     stacks_.reset(threads + 1);
-    const bool flat = block.y == 1 && block.z == 1; // no division for the usual 1-D block
-    for (unsigned t = 0; t < threads; ++t) {
-      fiber& f = fibers_[t];
-      f.st = fiber_state::ready; // mask, call and site: written where the thread waits, read only then
-      f.stack = -1;              // on_scheduler_stack: written where it starts (run_direct, start)
-      f.fake_stack = nullptr;
-      f.thread_idx = flat ? uint3{t, 0, 0} : uint3{t % block.x, (t / block.x) % block.y, t / (block.x * block.y)};
-    }
     block_ids_ = thread_context{uint3{0, 0, 0}, block_idx, block, grid};
     seam_ = block_ids_.as_seen_by_device(seam_engine(), this);
     ::blockIdx = block_idx;
     ::blockDim = block;
     ::gridDim = grid;
+  }
+
+  // Threads [from, threads_) of the block, none started; and the order of the first pass.
+  void prepare_fibers(unsigned from) {
+    const dim3 block = block_ids_.block_dim;
+    const bool flat = block.y == 1 && block.z == 1; // no division for the usual 1-D block
+    for (unsigned t = from; t < threads_; ++t) {
+      fiber& f = fibers_[t];
+      f.st = fiber_state::ready; // mask, call and site: written where the thread waits, read only then
+      f.stack = -1;              // on_scheduler_stack: written where it starts (begin_direct, start)
+      f.fake_stack = nullptr;
+      f.thread_idx = flat ? uint3{t, 0, 0} : uint3{t % block.x, (t / block.x) % block.y, t / (block.x * block.y)};
+    }
+    schedule_.order_threads(order_.data(), threads_, draw_);
   }
 
   void start(fiber& f) {
@@ -227,13 +257,16 @@ class grid_runner {
     trapped_ = false;
     returned_ = -1;
     draw_ = schedule_.first_draw(current_block_);
-    schedule_.order_threads(order_.data(), threads_, draw_);
     pass_at_ = 0;
     pass_ran_ = false;
 #if CUGUARD_IMPL_DIRECT_THREADS
+    // In thread order the block starts as plain calls, its fibers written only where one waits.
+    in_order_ = schedule_.kind == schedule::order::forward;
+    if (!in_order_) prepare_fibers(0);
     void* first = new_scheduler();
     cuguard_impl_fiber_switch(&os_sp_, first); // back when the block is done, or stopped
 #else
+    prepare_fibers(0);
     run_passes();
 #endif
     if (trapped_) throw trapped{};
@@ -245,6 +278,9 @@ class grid_runner {
   // runner's (pass_at_, pass_ran_, draw_), so that a scheduler on a fresh stack goes on where the
   // last one left off. Returns when every thread finished, or one trapped or threw.
   void run_passes() {
+#if CUGUARD_IMPL_DIRECT_THREADS
+    if (in_order_) body_.in_order(*this, body_.arg);
+#endif
     for (;;) {
       if (trapped_ || error_ || finished_ == threads_) return;
       if (pass_at_ == threads_) {
@@ -270,7 +306,7 @@ class grid_runner {
       pass_ran_ = true;
 #if CUGUARD_IMPL_DIRECT_THREADS
       if (fibers_[t].stack < 0) {
-        run_direct(t);
+        run_direct(t); // after the block's in-order start
         continue;
       }
 #endif
@@ -286,59 +322,29 @@ class grid_runner {
   }
   static void scheduler_entry();
 
-  // Thread t, not started, as a call on the scheduler's stack; then, in this loop, each next
-  // thread of the pass while it has not started either (a block whose threads never wait runs
-  // as this loop). Returns to run_passes at the pass's end or at a thread that waited before.
-  __attribute__((noinline)) void run_direct(unsigned t) {
-    for (;;) {
-      fiber& f = fibers_[t];
-      f.stack = scheduler_stack_;
-      f.on_scheduler_stack = true;
-      enter(t);
-      try {
-        body_(arg_);
-      } catch (...) {
-        error_ = std::current_exception();
-      }
-      returned(t);
-      f.st = fiber_state::done;
-      ++finished_;
-      races_.end_segment(current_); // leave(), but for the running-thread pointers: the next
-                                    // direct thread sets the same ones (enter), the others clear them
-      if (!f.on_scheduler_stack) {
-        clear_running();
-        // The scheduler left this stack when t waited, and resumed t since: the stack is free
-        // once this thread switched to the scheduler for the last time.
-        stacks_.give_back(f.stack);
-        void* discard = nullptr;
-        const int next = next_fiber_of_pass(); // handed over as switch_to_main does
-        if (next >= 0) enter(static_cast<unsigned>(next));
-        cuguard_impl_fiber_switch(&discard, next >= 0 ? fibers_[static_cast<unsigned>(next)].context.sp : main_.sp);
-        std::abort(); // unreachable
-      }
-      // As every fiber starts from the default floating-point modes, so does every direct
-      // thread: a thread that changed the rounding or flush-to-zero mode passes it on to none.
-      reset_float_modes();
-      const int next = next_ready_of_pass();
-      if (next < 0 || fibers_[static_cast<unsigned>(next)].stack >= 0) { // run_passes resumes it
-        clear_running();
-        return;
-      }
-      ++pass_at_;
-      t = static_cast<unsigned>(next);
-    }
-  }
+  // A block's first pass in thread order, each thread a call of `Thread(arg)` on the scheduler's
+  // stack with no fiber written, until one waits; then run_direct (grid_runner_direct.hpp).
+  template <void (*Thread)(void*)>
+  static void in_order_start(grid_runner& r, void* arg);
+  inline void begin_in_order();
+  inline bool end_in_order(unsigned& t);
+  inline void stop_in_order();
+  void run_direct(unsigned t);
+  inline void begin_direct(unsigned t);
+  inline bool end_direct(unsigned& t);
+  [[noreturn]] void resumed_direct_done(fiber& f);
 
   // The running thread waits and runs on the scheduler's stack: the stack becomes the thread's,
   // and a scheduler on a fresh stack goes on. Returns when the thread is resumed.
-  __attribute__((noinline)) void leave_scheduler_stack(fiber& f) {
-    f.on_scheduler_stack = false;
-    leave();
-    void* next = new_scheduler();
-    cuguard_impl_fiber_switch(&f.context.sp, next);
-  }
+  void leave_scheduler_stack(fiber& f);
 #endif
 
+  // The running thread of a block's in-order start calls on the scheduler to wait, exit or read
+  // other threads' states: the fibers are written first (grid_runner_direct.hpp).
+  void fibers_in_order() {
+    if (in_order_) write_fibers_in_order();
+  }
+  void write_fibers_in_order();
   // The running thread t stops running: what it wrote is known (the race detector), and the
   // scheduler runs outside any thread (clear_running).
   inline void leave();
@@ -392,8 +398,7 @@ class grid_runner {
   const void* main_stack_bottom_ = nullptr;
   std::size_t main_stack_size_ = 0;
   void* main_fake_stack_ = nullptr;
-  body_fn body_ = nullptr;
-  void* arg_ = nullptr;
+  body body_{};
   std::exception_ptr error_;
   int returned_ = -1; ///< a thread that returned from the kernel since the block's last barrier (-1: none)
   unsigned threads_ = 0;     ///< threads of the running block
@@ -411,6 +416,7 @@ class grid_runner {
   race_detector races_;
   std::uint64_t current_block_ = 0;
   bool protected_ = false;
+  bool in_order_ = false; ///< the block runs in thread order as plain calls, none waited yet (fibers_ unwritten)
 };
 
 /// The runner of the grid this OS thread is running, and the thread it is running.
@@ -438,5 +444,7 @@ inline const platform::emulated_engine* grid_runner::seam_engine() noexcept {
 } // namespace detail
 CUGUARD_IMPL_END_NAMESPACE
 
-// The runner's switches between the scheduler and its threads, defined: part of this header.
+// The runner's switches between the scheduler and its threads, and its direct threads, defined:
+// part of this header.
 #include <cuguard/detail/emulation/grid_runner_switching.hpp>
+#include <cuguard/detail/emulation/grid_runner_direct.hpp>

@@ -114,7 +114,7 @@ inline void grid_runner::entry() {
   grid_runner* self = current_runner;
   asan_arrived(nullptr, &self->main_stack_bottom_, &self->main_stack_size_);
   try {
-    self->body_(self->arg_);
+    self->body_.thread(self->body_.arg);
   } catch (...) {
     self->error_ = std::current_exception();
   }

@@ -43,12 +43,11 @@ struct runner_scope {
   ~runner_scope() { current_runner = nullptr; }
 };
 
-/// Runs `body(arg)` as every thread of the grid; the calling thread's runner is reused. Returns
+/// Runs `work` as every thread of the grid; the calling thread's runner is reused. Returns
 /// the grid's first divergent barrier and first race on shared memory.
-inline grid_findings run_grid(dim3 grid, dim3 block, std::size_t dynamic_shared, grid_runner::body_fn body,
-                                void* arg) {
+inline grid_findings run_grid(dim3 grid, dim3 block, std::size_t dynamic_shared, const grid_runner::body& work) {
   runner_scope scope;
-  scope.runner.run(grid, block, dynamic_shared, body, arg);
+  scope.runner.run(grid, block, dynamic_shared, work);
   return grid_findings{scope.runner.problem(), scope.runner.race(), scope.runner.warp_found()};
 }
 

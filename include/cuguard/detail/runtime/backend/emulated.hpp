@@ -360,23 +360,27 @@ inline void record_shared_race(const detail::engine::shared_race& r, dim3 grid, 
                  });
 }
 
+/// A launch as its threads see it: `kernel(get<I>(*params)...)` is what each thread runs.
+template <class Kernel, class Tuple, std::size_t... I>
+struct launch_context {
+  Kernel kernel;
+  Tuple* params;
+  static void thread(void* c) {
+    auto* x = static_cast<launch_context*>(c);
+    x->kernel(get<I>(*x->params)...);
+  }
+};
+
 /// Runs `kernel(get<I>(params)...)` as every thread of the grid. A kernel that traps loses
 /// the (emulated) context; one that throws fails with `error` saying why.
 template <class Kernel, class Tuple, std::size_t... I>
 status launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t, Kernel kernel, Tuple& params,
               text& error, std::index_sequence<I...>) {
-  struct context {
-    Kernel kernel;
-    Tuple* params;
-  } ctx{kernel, &params};
+  using context = launch_context<Kernel, Tuple, I...>;
+  context ctx{kernel, &params};
   try {
-    const detail::engine::grid_findings found = run_blocks(
-        grid, block, shared_bytes,
-        [](void* c) {
-          auto* x = static_cast<context*>(c);
-          x->kernel(get<I>(*x->params)...);
-        },
-        &ctx);
+    const detail::engine::grid_findings found =
+        run_blocks(grid, block, shared_bytes, detail::engine::grid_runner::body_of<&context::thread>(&ctx));
     if (found.divergent.found) record_divergent_barrier(found.divergent, grid, block);
     if (found.race.found) record_shared_race(found.race, grid, block);
     if (found.warp.found) record_warp_problem(found.warp, grid, block);

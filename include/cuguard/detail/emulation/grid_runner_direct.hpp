@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: Apache-2.0
+// grid_runner's direct threads, defined: the threads of a block that run as plain calls on the
+// scheduler's stack, first in thread order with no fiber written (the in-order start, until a
+// thread waits), then each not-started thread of a pass.
+#pragma once
+// Part of <cuguard/detail/emulation/grid_runner.hpp>, which includes it after the class.
+
+#if CUGUARD_IMPL_DIRECT_THREADS
+CUGUARD_IMPL_BEGIN_NAMESPACE
+namespace detail {
+namespace engine {
+
+// A block's first pass, in thread order: each thread is a call of `Thread(arg)` in this loop
+// (the kernel's call inlined in it), on the scheduler's stack, with no fiber written (a block
+// whose threads never wait runs as this loop alone). The first thread that waits, exits or reads
+// other threads' states writes the fibers (write_fibers_in_order) and ends as a direct thread;
+// the pass goes on in run_direct. Returns to run_passes when the block is done, a thread threw,
+// or at a thread that waited before.
+template <void (*Thread)(void*)>
+void grid_runner::in_order_start(grid_runner& r, void* arg) {
+  unsigned t = 0;
+  r.begin_in_order();
+  for (;;) {
+    try {
+      Thread(arg);
+    } catch (...) {
+      r.error_ = std::current_exception();
+    }
+    if (!r.in_order_) break;        // t waited or read other threads' states: a direct thread now
+    if (!r.end_in_order(t)) return; // the block is done, or t threw
+  }
+  if (r.end_direct(t)) r.run_direct(t);
+}
+
+// Thread t, not started, as a call of the launch's body on the scheduler's stack; then, in this
+// loop, each next thread of the pass while it has not started either. Returns to run_passes at
+// the pass's end or at a thread that waited before.
+__attribute__((noinline)) inline void grid_runner::run_direct(unsigned t) {
+  do {
+    begin_direct(t);
+    try {
+      body_.thread(body_.arg);
+    } catch (...) {
+      error_ = std::current_exception();
+    }
+  } while (end_direct(t));
+}
+
+// The in-order start of a block: its threads run in thread order, one call each, until one
+// waits (in_order_ is cleared and the fibers are written: fibers_in_order) or all returned.
+inline void grid_runner::begin_in_order() {
+  current_ = 0;
+  block_ids_.thread_idx = uint3{0, 0, 0};
+  seam_.thread[0] = seam_.thread[1] = seam_.thread[2] = 0;
+  ::threadIdx = uint3{0, 0, 0};
+  current_thread = &block_ids_;
+  platform::running = &seam_;
+}
+// Thread t returned: true with t the next thread, entered; false where t was the block's last, or threw.
+inline bool grid_runner::end_in_order(unsigned& t) {
+  if (error_) {
+    stop_in_order();
+    return false;
+  }
+  races_.end_segment(t);
+  reset_float_modes(); // every thread starts from the default floating-point modes
+  if (++t == threads_) {
+    finished_ = threads_;
+    stop_in_order();
+    return false;
+  }
+  current_ = t;
+  uint3& idx = block_ids_.thread_idx; // the next thread's, counted on (x fastest): no division
+  if (++idx.x == block_ids_.block_dim.x) {
+    idx.x = 0;
+    if (++idx.y == block_ids_.block_dim.y) {
+      idx.y = 0;
+      ++idx.z;
+    }
+  }
+  seam_.thread[0] = idx.x;
+  seam_.thread[1] = idx.y;
+  seam_.thread[2] = idx.z;
+  ::threadIdx = idx;
+  return true;
+}
+inline void grid_runner::stop_in_order() {
+  in_order_ = false;
+  clear_running();
+}
+// The running thread of an in-order start calls on the scheduler to wait, exit or read the
+// states of other threads: the fibers are written as the start left them (the threads before
+// it returned; it runs, directly; those after it have not started), and the pass goes on after it.
+__attribute__((noinline)) inline void grid_runner::write_fibers_in_order() {
+  in_order_ = false;
+  const unsigned t = current_;
+  for (unsigned u = 0; u < t; ++u) fibers_[u].st = fiber_state::done;
+  prepare_fibers(t);
+  fibers_[t].stack = scheduler_stack_;
+  fibers_[t].on_scheduler_stack = true;
+  finished_ = t;
+  returned_ = t > 0 ? 0 : -1;
+  pass_at_ = t + 1;
+  pass_ran_ = true;
+}
+
+// Thread t runs as a call on the scheduler's stack.
+inline void grid_runner::begin_direct(unsigned t) {
+  fiber& f = fibers_[t];
+  f.stack = scheduler_stack_;
+  f.on_scheduler_stack = true;
+  enter(t);
+}
+
+// Direct thread t returned: true with t the next thread of the pass where it has not started
+// (the loop runs it); false where run_passes goes on (it resumes a thread that waited before,
+// or the pass ended).
+inline bool grid_runner::end_direct(unsigned& t) {
+  fiber& f = fibers_[t];
+  returned(t);
+  f.st = fiber_state::done;
+  ++finished_;
+  races_.end_segment(current_); // leave(), but for the running-thread pointers: the next
+                                // direct thread sets the same ones (enter), the others clear them
+  if (!f.on_scheduler_stack) resumed_direct_done(f);
+  // As every fiber starts from the default floating-point modes, so does every direct
+  // thread: a thread that changed the rounding or flush-to-zero mode passes it on to none.
+  reset_float_modes();
+  const int next = next_ready_of_pass();
+  if (next < 0 || fibers_[static_cast<unsigned>(next)].stack >= 0) { // run_passes resumes it
+    clear_running();
+    return false;
+  }
+  ++pass_at_;
+  t = static_cast<unsigned>(next);
+  return true;
+}
+
+// The running thread waits and runs on the scheduler's stack: the stack becomes the thread's,
+// and a scheduler on a fresh stack goes on. Returns when the thread is resumed.
+__attribute__((noinline)) inline void grid_runner::leave_scheduler_stack(fiber& f) {
+  f.on_scheduler_stack = false;
+  leave();
+  void* next = new_scheduler();
+  cuguard_impl_fiber_switch(&f.context.sp, next);
+}
+
+// A direct thread returned on a stack that became its own when it waited (the scheduler left
+// it, and resumed the thread since): the stack is free once this thread switched away for the
+// last time. Hands over to the next fiber of the pass, or to the scheduler.
+__attribute__((noinline)) inline void grid_runner::resumed_direct_done(fiber& f) {
+  clear_running();
+  stacks_.give_back(f.stack);
+  void* discard = nullptr;
+  const int next = next_fiber_of_pass(); // handed over as switch_to_main does
+  if (next >= 0) enter(static_cast<unsigned>(next));
+  cuguard_impl_fiber_switch(&discard, next >= 0 ? fibers_[static_cast<unsigned>(next)].context.sp : main_.sp);
+  std::abort(); // unreachable
+}
+
+} // namespace engine
+} // namespace detail
+CUGUARD_IMPL_END_NAMESPACE
+#else
+CUGUARD_IMPL_BEGIN_NAMESPACE
+namespace detail {
+namespace engine {
+inline void grid_runner::write_fibers_in_order() {} // every thread is a fiber from its start
+} // namespace engine
+} // namespace detail
+CUGUARD_IMPL_END_NAMESPACE
+#endif
