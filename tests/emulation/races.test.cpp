@@ -7,6 +7,7 @@
 #include <cuguard/cuguard.hpp>
 #include <doctest/doctest.h>
 
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -131,9 +132,45 @@ __global__ void view_read(cuguard::checked_view<int, 1> out) {
   out(threadIdx.x) = v(threadIdx.x);
 }
 
+// One array for the two kernels below: what the first leaves in the race detector, the second meets.
+__shared__ int kept_storage[4];
+
+// Thread 0 reads an element through a view (its segment logs it), then throws.
+__global__ void read_then_throw(cuguard::checked_view<int, 1> out) {
+  const auto cell = cuguard::make_view(kept_storage, {4}, "cell");
+  out(0) = cell(1);
+  throw std::runtime_error("the kernel gave up");
+}
+
+// Thread 0 stores to the element that thread 1 reads, with no barrier between them.
+__global__ void store_then_read(cuguard::checked_view<int, 1> out) {
+  const auto cell = cuguard::make_view(kept_storage, {4}, "cell");
+  if (threadIdx.x == 0) cell(1) = 7;
+  else out(threadIdx.x) = cell(1);
+}
+
 } // namespace race_tests
 
 #  if CUGUARD_IMPL_CHECKS
+TEST_CASE("a kernel that throws leaves nothing in the race detector that hides the next launch's race") {
+  cuguard::device_buffer<int> out(2, "out");
+  std::string error;
+  try {
+    cuguard::launch(race_tests::read_then_throw, 1, 1, out.view());
+  } catch (const cuguard::cuda_error& e) {
+    error = e.what();
+  }
+  CHECK(error.find("the kernel gave up") != std::string::npos);
+  CHECK(!device_test_support::checked().thrown);
+  device_test_support::under_schedule("forward", [&] { cuguard::launch(race_tests::store_then_read, 1, 2, out.view()); });
+  const cuguard_test::caught c = device_test_support::checked();
+  REQUIRE(c.thrown);
+  CHECK(c.report.kind == cuguard::violation_kind::shared_race);
+  CHECK(c.report.index[0] == 1);
+  CHECK(c.report.thread[0] == 1);
+  CHECK(c.report.other_thread[0] == 0);
+}
+
 TEST_CASE("a missing __syncthreads() between a tile's stores and another thread's read is a shared_race "
           "under every schedule") {
   cuguard::device_buffer<int> in(64, "in"), out(64, "out");

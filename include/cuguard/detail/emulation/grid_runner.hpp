@@ -36,7 +36,7 @@ struct trapped {};
 /// (thread order unless CUGUARD_EMULATION_SCHEDULE says otherwise), each until it finishes or
 /// waits at __syncthreads() or a warp-wide operation: a plain call until its first wait, a fiber
 /// from then on (CUGUARD_IMPL_DIRECT_THREADS; otherwise a fiber from the start; in thread order,
-/// no fiber is written until a thread of the block waits: in_order_start). A barrier opens
+/// no fiber is written until a thread waits, exits or reads others: in_order_start). A barrier opens
 /// when every thread of the block (or warp) that has not exited waits at it. A block runs on
 /// one OS thread, so `__shared__` (thread_local) storage is shared by the block.
 class grid_runner {
@@ -206,8 +206,8 @@ class grid_runner {
 
   static void entry();
 
-  // The block's threads, none started; a stack for every thread that waits, and one for the
-  // scheduler (direct threads). What the block's threads share (blockIdx, blockDim, gridDim) is
+  // The block, none of its threads started (their fibers: prepare_fibers); a stack for every thread
+  // that waits, and one for the scheduler (direct threads). What they share (blockIdx, blockDim, gridDim) is
   // written once: the runner's, and the OS thread's built-in variables; a thread's threadIdx as
   // it is entered.
   void prepare(dim3 grid, dim3 block, uint3 block_idx, std::size_t threads) {
@@ -276,7 +276,7 @@ class grid_runner {
   // The block's passes: each runs, in the schedule's order, every thread that is ready, until
   // one waits or returns; a pass in which none was ready opens the barriers. Its state is the
   // runner's (pass_at_, pass_ran_, draw_), so that a scheduler on a fresh stack goes on where the
-  // last one left off. Returns when every thread finished, or one trapped or threw.
+  // last one left off (in thread order, after in_order_start). Returns when all finished, or one trapped or threw.
   void run_passes() {
 #if CUGUARD_IMPL_DIRECT_THREADS
     if (in_order_) body_.in_order(*this, body_.arg);

@@ -58,11 +58,11 @@ inline void grid_runner::begin_in_order() {
 }
 // Thread t returned: true with t the next thread, entered; false where t was the block's last, or threw.
 inline bool grid_runner::end_in_order(unsigned& t) {
+  races_.end_segment(t); // a thread that threw ends its segment too: its log is no next launch's
   if (error_) {
     stop_in_order();
     return false;
   }
-  races_.end_segment(t);
   reset_float_modes(); // every thread starts from the default floating-point modes
   if (++t == threads_) {
     finished_ = threads_;
