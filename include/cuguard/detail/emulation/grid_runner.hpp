@@ -339,8 +339,7 @@ class grid_runner {
   void leave_scheduler_stack(fiber& f);
 #endif
 
-  // The running thread of a block's in-order start calls on the scheduler to wait, exit or read
-  // other threads' states: the fibers are written first (grid_runner_direct.hpp).
+  // A thread of a block's in-order start waits, exits or reads others: the fibers are written first.
   void fibers_in_order() {
     if (in_order_) write_fibers_in_order();
   }
@@ -354,6 +353,7 @@ class grid_runner {
     if (returned_ < 0 || t < static_cast<unsigned>(returned_)) returned_ = static_cast<int>(t);
   }
   inline void enter(unsigned t);
+  inline void show_ids(unsigned t, const uint3& idx);
   /// What device code asks of this engine through the device seam (defined below the class).
   static inline const platform::emulated_engine* seam_engine() noexcept;
 

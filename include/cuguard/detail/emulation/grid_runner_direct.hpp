@@ -49,10 +49,7 @@ __attribute__((noinline)) inline void grid_runner::run_direct(unsigned t) {
 // The in-order start of a block: its threads run in thread order, one call each, until one
 // waits (in_order_ is cleared and the fibers are written: fibers_in_order) or all returned.
 inline void grid_runner::begin_in_order() {
-  current_ = 0;
-  block_ids_.thread_idx = uint3{0, 0, 0};
-  seam_.thread[0] = seam_.thread[1] = seam_.thread[2] = 0;
-  ::threadIdx = uint3{0, 0, 0};
+  show_ids(0, uint3{0, 0, 0});
   current_thread = &block_ids_;
   platform::running = &seam_;
 }
@@ -69,7 +66,6 @@ inline bool grid_runner::end_in_order(unsigned& t) {
     stop_in_order();
     return false;
   }
-  current_ = t;
   uint3& idx = block_ids_.thread_idx; // the next thread's, counted on (x fastest): no division
   if (++idx.x == block_ids_.block_dim.x) {
     idx.x = 0;
@@ -78,10 +74,7 @@ inline bool grid_runner::end_in_order(unsigned& t) {
       ++idx.z;
     }
   }
-  seam_.thread[0] = idx.x;
-  seam_.thread[1] = idx.y;
-  seam_.thread[2] = idx.z;
-  ::threadIdx = idx;
+  show_ids(t, idx);
   return true;
 }
 inline void grid_runner::stop_in_order() {

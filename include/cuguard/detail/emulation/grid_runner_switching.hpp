@@ -38,15 +38,20 @@ inline int grid_runner::next_fiber_of_pass() {
 }
 
 inline void grid_runner::enter(unsigned t) {
-  current_ = t;
-  const uint3 idx = fibers_[t].thread_idx;
-  block_ids_.thread_idx = idx;
-  seam_.thread[0] = idx.x;
-  seam_.thread[1] = idx.y;
-  seam_.thread[2] = idx.z;
+  show_ids(t, fibers_[t].thread_idx);
   current_thread = &block_ids_;
   platform::running = &seam_;
-  ::threadIdx = idx; // blockIdx, blockDim and gridDim: written once for the block (prepare)
+}
+
+// Thread t, of threadIdx `idx`, is the one running (blockIdx, blockDim and gridDim: written
+// once for the block, in prepare).
+inline void grid_runner::show_ids(unsigned t, const uint3& idx) {
+  current_ = t;
+  seam_.thread[0] = idx.x; // idx may be block_ids_.thread_idx itself (end_in_order counts it on)
+  seam_.thread[1] = idx.y;
+  seam_.thread[2] = idx.z;
+  ::threadIdx = idx;
+  block_ids_.thread_idx = idx;
 }
 
 inline void grid_runner::leave() {
