@@ -9,6 +9,7 @@
 #include <cuda_fp16.h>
 
 #include <cstdint>
+#include <cstring>
 #include <numeric>
 #include <vector>
 
@@ -192,26 +193,58 @@ TEST_CASE("a 3-D grid of 3-D blocks gives every thread its own ids") {
 #if CUGUARD_IMPL_EMULATION
 #  include <cfenv>
 #  include <cmath>
+#  include <xmmintrin.h>
 namespace device_tests {
-// Thread 0 changes the rounding mode and returns; thread 1 rounds 0.5 to an integer in the
-// current mode (to nearest, even: 0; upward: 1). On a GPU rounding is per instruction; under
-// emulation every thread starts from the default mode, whatever the thread before it left.
-__global__ void rounding_leak(cuguard::checked_view<float, 1> out, float half) {
+// What thread 0 leaves behind before it returns: a rounding mode, or flush-to-zero or
+// denormals-are-zero set in MXCSR.
+enum class float_mode { downward, toward_zero, upward, flush_to_zero, denormals_are_zero };
+
+// Thread 0 changes a floating-point mode and returns; the other threads compute what each mode
+// would change: 0.5, -0.5 and 1.5 rounded to integers in the current rounding mode (to nearest,
+// even: 0, -0, 2), a denormal result (flushed to zero under FTZ) and a denormal operand (read
+// as zero under DAZ). On a GPU rounding is per instruction; under emulation every thread starts
+// from the default modes, whatever the thread before it left.
+__global__ void float_mode_leak(cuguard::checked_view<float, 2> out, float half, float tiny, float_mode mode) {
   if (threadIdx.x == 0) {
-    std::fesetround(FE_UPWARD);
+    switch (mode) {
+    case float_mode::downward: std::fesetround(FE_DOWNWARD); break;
+    case float_mode::toward_zero: std::fesetround(FE_TOWARDZERO); break;
+    case float_mode::upward: std::fesetround(FE_UPWARD); break;
+    case float_mode::flush_to_zero: _mm_setcsr(_mm_getcsr() | 0x8000u); break;
+    case float_mode::denormals_are_zero: _mm_setcsr(_mm_getcsr() | 0x0040u); break;
+    }
     return;
   }
-  volatile float x = half;
-  out(threadIdx.x) = std::nearbyint(static_cast<float>(x));
+  volatile float x = half, t = tiny;
+  out(threadIdx.x, 0) = std::nearbyint(static_cast<float>(x));
+  out(threadIdx.x, 1) = std::nearbyint(-static_cast<float>(x));
+  out(threadIdx.x, 2) = std::nearbyint(3 * static_cast<float>(x));
+  out(threadIdx.x, 3) = static_cast<float>(t) * 0.5f;
+  out(threadIdx.x, 4) = static_cast<float>(t) + 0.0f;
 }
 } // namespace device_tests
 
 TEST_CASE("every emulated thread starts from the default floating-point modes") {
-  cuguard::device_buffer<float> out(2, "out");
-  out.fill_bytes(0xff);
-  cuguard::launch(device_tests::rounding_leak, 1, 2, out.view(), 0.5f);
-  cuguard::check();
-  CHECK(std::fegetround() == FE_TONEAREST);
-  CHECK(out.to_host()[1] == 0.0f);
+  using device_tests::float_mode;
+  const float tiny = 0x1p-140f; // a denormal
+  const std::vector<float> expected{0.0f, -0.0f, 2.0f, 0x1p-141f, tiny};
+  for (const float_mode mode : {float_mode::downward, float_mode::toward_zero, float_mode::upward,
+                                float_mode::flush_to_zero, float_mode::denormals_are_zero}) {
+    CAPTURE(static_cast<int>(mode));
+    cuguard::device_buffer<float> out(3 * 5, "out");
+    out.fill_bytes(0xff);
+    cuguard::launch(device_tests::float_mode_leak, 1, 3, out.view({3, 5}), 0.5f, tiny, mode);
+    cuguard::check();
+    CHECK(std::fegetround() == FE_TONEAREST);
+    CHECK((_mm_getcsr() & 0x8040u) == 0u);
+    const std::vector<float> h = out.to_host();
+    for (int t = 1; t < 3; ++t)
+      for (int k = 0; k < 5; ++k) {
+        CAPTURE(t);
+        CAPTURE(k);
+        const float got = h[static_cast<std::size_t>(t * 5 + k)], want = expected[static_cast<std::size_t>(k)];
+        CHECK(std::memcmp(&got, &want, sizeof got) == 0); // bits: -0 is not 0
+      }
+  }
 }
 #endif

@@ -60,13 +60,15 @@ inline bool grid_runner::end_in_order(unsigned& t) {
     stop_in_order();
     return false;
   }
-  reset_float_modes(); // every thread starts from the default floating-point modes
+  keep_default_float_modes(); // every thread starts from the default floating-point modes
   if (++t == threads_) {
     finished_ = threads_;
     stop_in_order();
     return false;
   }
-  uint3& idx = block_ids_.thread_idx; // the next thread's, counted on (x fastest): no division
+  // The next thread's, counted on (x fastest): no division. A copy, written whole by show_ids (a
+  // field stored and the whole read back at once would stall the store's forwarding).
+  uint3 idx = block_ids_.thread_idx;
   if (++idx.x == block_ids_.block_dim.x) {
     idx.x = 0;
     if (++idx.y == block_ids_.block_dim.y) {
@@ -118,7 +120,7 @@ inline bool grid_runner::end_direct(unsigned& t) {
   if (!f.on_scheduler_stack) resumed_direct_done(f);
   // As every fiber starts from the default floating-point modes, so does every direct
   // thread: a thread that changed the rounding or flush-to-zero mode passes it on to none.
-  reset_float_modes();
+  keep_default_float_modes();
   const int next = next_ready_of_pass();
   if (next < 0 || fibers_[static_cast<unsigned>(next)].stack >= 0) { // run_passes resumes it
     clear_running();
