@@ -9,6 +9,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #if CUGUARD_IMPL_EMULATION
@@ -335,6 +336,58 @@ TEST_CASE("a race in dynamic shared memory is found") {
   CHECK(std::string(c.report.label) == "dynamic tile");
   CHECK(c.report.block[0] == 0);
   CHECK(c.report.count == 1);
+}
+
+namespace race_tests {
+struct wide { // 16 bytes
+  double a, b;
+};
+struct odd { // 12 bytes
+  int a, b, c;
+};
+template <class T>
+T element_of(int i) {
+  if constexpr (std::is_arithmetic_v<T>) {
+    return static_cast<T>(i + 1);
+  } else {
+    T t{};
+    t.a = i + 1;
+    return t;
+  }
+}
+
+// neighbour's race for an element type of each size the detector snapshots and compares.
+template <class T>
+__global__ void neighbour_of(cuguard::checked_view<T, 1> out, bool synced) {
+  __shared__ T storage[64];
+  const auto tile = cuguard::make_view(storage, {64}, "tile");
+  const int i = static_cast<int>(threadIdx.x);
+  tile(i) = element_of<T>(i);
+  if (synced) __syncthreads();
+  out(i) = tile((i + 1) % 64);
+}
+
+template <class T>
+void check_neighbour_of() {
+  CAPTURE(sizeof(T));
+  cuguard::device_buffer<T> out(64, "out");
+  device_test_support::under_schedule("forward", [&] { cuguard::launch(neighbour_of<T>, 1, 64, out.view(), false); });
+  const cuguard_test::caught c = device_test_support::checked();
+  REQUIRE(c.thrown);
+  CHECK(c.report.kind == cuguard::violation_kind::shared_race);
+  CHECK(c.report.thread[0] != c.report.other_thread[0]);
+  device_test_support::under_schedule("forward", [&] { cuguard::launch(neighbour_of<T>, 1, 64, out.view(), true); });
+  CHECK(!device_test_support::checked().thrown);
+}
+} // namespace race_tests
+
+TEST_CASE("a race is found on elements of 1, 2, 4, 8, 12 and 16 bytes") {
+  race_tests::check_neighbour_of<unsigned char>();
+  race_tests::check_neighbour_of<short>();
+  race_tests::check_neighbour_of<float>();
+  race_tests::check_neighbour_of<double>();
+  race_tests::check_neighbour_of<race_tests::odd>();
+  race_tests::check_neighbour_of<race_tests::wide>();
 }
 #  endif
 

@@ -137,13 +137,14 @@ class race_detector {
       }
       logged_access& l = log_.emplace_back();
       l.addr = addr;
+      l.cell = i;
       l.bytes = bytes;
       l.atomic = false;
       l.description = description;
       l.site = site;
       const auto* from = reinterpret_cast<const unsigned char*>(addr);
       if (bytes <= sizeof l.small) {
-        std::memcpy(l.small, from, bytes);
+        copy_small(l.small, from, bytes);
       } else {
         l.snapshot = bytes_.size();
         bytes_.insert(bytes_.end(), from, from + bytes);
@@ -179,15 +180,14 @@ class race_detector {
   __attribute__((noinline)) void end_logged_segment(unsigned t) {
     const std::uint32_t my_warp_epoch = warp_epochs_[t / 32];
     for (const logged_access& l : log_) {
-      cell& c = table_[lookup(l.addr)];
+      cell& c = table_[l.cell];
       if (c.epoch != epoch_) { // nothing of this element since the last barrier
         c.epoch = epoch_;
         c.writer = -1;
         c.readers = -1;
       }
       if (l.atomic) continue;
-      const void* before = l.bytes <= sizeof l.small ? static_cast<const void*>(l.small) : bytes_.data() + l.snapshot;
-      const bool wrote = std::memcmp(before, reinterpret_cast<const void*>(l.addr), l.bytes) != 0;
+      const bool wrote = changed(l);
       if (c.writer >= 0 && !ordered(c.writer, c.writer_warp_epoch, t))
         found(t, wrote ? race_order::write_after_write : race_order::read_after_write, l, c.writer, c.writer_site);
       if (wrote) {
@@ -242,7 +242,9 @@ class race_detector {
     std::size_t bytes;
   };
   struct logged_access {
+    logged_access() noexcept {} // each field is written as the access is logged: none zeroed first
     std::uintptr_t addr;
+    std::size_t cell;        ///< its element's, in table_ (kept where the table grows)
     unsigned char small[16]; ///< its bytes at the first access, where they fit
     std::size_t snapshot;    ///< else their offset in bytes_
     std::size_t bytes;
@@ -250,6 +252,42 @@ class race_detector {
     int description;  ///< the access as a report names it, in descriptions_ (-1: none needed)
     source_site site; ///< where it was
   };
+
+  // An element's bytes, snapshot and compare: the usual sizes inline (calls of memcpy and memcmp
+  // were a tenth of a checked transpose's instructions). Not instrumented under SANITIZE: a load
+  // of shared memory here would reach the access hooks, and through them this detector's log.
+  template <class Word>
+  __attribute__((no_sanitize_address)) static Word word(const void* p) noexcept {
+    Word w;
+    std::memcpy(&w, p, sizeof w);
+    return w;
+  }
+  template <class Word>
+  static void put(void* to, Word w) noexcept {
+    std::memcpy(to, &w, sizeof w);
+  }
+  static void copy_small(unsigned char* to, const void* from, std::size_t bytes) noexcept {
+    switch (bytes) {
+    case 4: return put(to, word<std::uint32_t>(from));
+    case 8: return put(to, word<std::uint64_t>(from));
+    case 2: return put(to, word<std::uint16_t>(from));
+    case 1: return put(to, word<std::uint8_t>(from));
+    default: std::memcpy(to, from, bytes);
+    }
+  }
+  /// True if the element of `l` differs now from its bytes at its first access in the segment.
+  bool changed(const logged_access& l) const noexcept {
+    const void* now = reinterpret_cast<const void*>(l.addr);
+    switch (l.bytes) {
+    case 4: return word<std::uint32_t>(l.small) != word<std::uint32_t>(now);
+    case 8: return word<std::uint64_t>(l.small) != word<std::uint64_t>(now);
+    case 2: return word<std::uint16_t>(l.small) != word<std::uint16_t>(now);
+    case 1: return word<std::uint8_t>(l.small) != word<std::uint8_t>(now);
+    default: break;
+    }
+    const void* before = l.bytes <= sizeof l.small ? static_cast<const void*>(l.small) : bytes_.data() + l.snapshot;
+    return std::memcmp(before, now, l.bytes) != 0;
+  }
 
   void new_epoch() noexcept {
     ++epoch_;
@@ -315,6 +353,7 @@ class race_detector {
       while (table_[i].addr != 0) i = (i + 1) & mask;
       table_[i] = c;
     }
+    for (logged_access& l : log_) l.cell = lookup(l.addr); // the running segment's cells moved
   }
 
   std::vector<cell> table_;           ///< every element views reached, by address (open addressing)
