@@ -247,4 +247,19 @@ TEST_CASE("every emulated thread starts from the default floating-point modes") 
       }
   }
 }
+
+TEST_CASE("a launch leaves the host thread's floating-point exception flags as they were") {
+  cuguard::device_buffer<float> out(3 * 5, "out");
+  for (const int host_flags : {0, FE_OVERFLOW}) {
+    CAPTURE(host_flags);
+    std::feclearexcept(FE_ALL_EXCEPT);
+    if (host_flags != 0) std::feraiseexcept(host_flags);
+    // The kernel's threads round, make denormals and change modes: flags of theirs, not the host's.
+    cuguard::launch(device_tests::float_mode_leak, 1, 3, out.view({3, 5}), 0.5f, 0x1p-140f,
+                    device_tests::float_mode::upward);
+    cuguard::check();
+    CHECK(std::fetestexcept(FE_ALL_EXCEPT) == host_flags);
+  }
+  std::feclearexcept(FE_ALL_EXCEPT);
+}
 #endif

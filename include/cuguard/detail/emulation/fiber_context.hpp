@@ -33,7 +33,8 @@ asm(".pushsection .text.cuguard_impl_fiber_switch,\"axG\",@progbits,cuguard_impl
     "  movzwl 4(%rsp), %edx\n"
     "  movq %rsp, (%rdi)\n"
     "  movq %rsi, %rsp\n"
-    "  cmpl (%rsp), %eax\n"
+    "  xorl (%rsp), %eax\n"   // MXCSR's modes and masks (its exception flags are no thread's own)
+    "  testl $0xFFC0, %eax\n"
     "  je 1f\n"
     "  ldmxcsr (%rsp)\n"
     "1:\n"
@@ -167,10 +168,29 @@ inline bool float_modes_changed() noexcept {
 }
 
 /// A direct thread returned: the next one starts from the default rounding and denormal modes,
-/// whatever it left (a thread that changed the exception masks passes them on within its block).
+/// whatever it left. The probe raises the inexact and denormal flags (the threads of a block share
+/// the exception flags; the host thread's are its own again after the grid: host_float_state), and
+/// would trap where a kernel thread unmasked those exceptions (feenableexcept: not CUDA device code).
 inline void keep_default_float_modes() noexcept {
   if (CUGUARD_IMPL_UNLIKELY(float_modes_changed())) reset_float_modes();
 }
+
+/// The calling OS thread's MXCSR, flags included, saved where an emulated grid starts and put back
+/// where it ends (its fibers and schedulers keep no exception flags of their own).
+class host_float_state {
+ public:
+  host_float_state() noexcept { asm volatile("stmxcsr %0" : "=m"(mxcsr_)); }
+  ~host_float_state() {
+    unsigned now;
+    asm volatile("stmxcsr %0" : "=m"(now));
+    if (now != mxcsr_) asm volatile("ldmxcsr %0" : : "m"(mxcsr_));
+  }
+  host_float_state(const host_float_state&) = delete;
+  host_float_state& operator=(const host_float_state&) = delete;
+
+ private:
+  unsigned mxcsr_;
+};
 
 /// Makes `c` a fiber that runs `start` on [stack, stack + size).
 inline void make_context(fiber_context& c, char* stack, std::size_t size, void (*start)()) {
@@ -190,6 +210,9 @@ __attribute__((noinline)) inline void make_context(fiber_context& c, char* stack
 }
 
 inline void switch_context(fiber_context& from, const fiber_context& to) { ::swapcontext(&from.ctx, &to.ctx); }
+
+/// swapcontext keeps each context's floating-point environment: nothing to put back.
+class host_float_state {};
 #endif
 
 } // namespace engine

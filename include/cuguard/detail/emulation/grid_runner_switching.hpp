@@ -47,7 +47,7 @@ inline void grid_runner::enter(unsigned t) {
 // once for the block, in prepare).
 inline void grid_runner::show_ids(unsigned t, const uint3& idx) {
   current_ = t;
-  seam_.thread[0] = idx.x; // idx may be block_ids_.thread_idx itself
+  seam_.thread[0] = idx.x;
   seam_.thread[1] = idx.y;
   seam_.thread[2] = idx.z;
   ::threadIdx = idx;

@@ -29,6 +29,7 @@ struct grid_findings {
 /// kernel is refused: emulation has no dynamic parallelism).
 struct runner_scope {
   grid_runner& runner;
+  host_float_state float_state; ///< the OS thread's floating-point state, put back at the scope's end
   static grid_runner& of_this_thread() {
     static thread_local grid_runner r;
     return r;
