@@ -81,6 +81,9 @@ def load(name, sources, checks=True, **kwargs):
     extra_cflags, extra_cuda_cflags and extra_ldflags given are kept, after cuguard's."""
     kwargs = dict(kwargs)
     kwargs["extra_include_paths"] = get_include() + list(kwargs.get("extra_include_paths") or [])
+    if kwargs.get("build_directory"):
+        # Made where it is missing, on a GPU as under emulation (PyTorch's load expects it).
+        os.makedirs(kwargs["build_directory"], exist_ok=True)
     if on_gpu():
         kwargs["extra_cflags"] = [_checks_flag(checks)] + list(kwargs.get("extra_cflags") or [])
         kwargs["extra_cuda_cflags"] = ["--expt-relaxed-constexpr", _checks_flag(checks)] + \

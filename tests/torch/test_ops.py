@@ -216,3 +216,18 @@ def test_a_view_kept_past_its_tensor_is_use_after_free_naming_it(probe):
     assert said.startswith("cuguard: use after free:")
     assert "allocation 't' (32 bytes) was released" in said
     assert other.sum() == 0
+
+
+def test_load_makes_a_missing_build_directory_on_a_gpu_as_under_emulation(monkeypatch, tmp_path):
+    import cuguard.torch as ct
+    seen = {}
+
+    def fake_load(name, sources, **kwargs):  # PyTorch's load opens a lock file in the folder first
+        seen["exists"] = os.path.isdir(kwargs["build_directory"])
+        seen["cuda_flags"] = kwargs.get("extra_cuda_cflags")
+
+    monkeypatch.setattr(ct, "on_gpu", lambda: True)
+    monkeypatch.setattr(ct._cpp, "load", fake_load)
+    folder = tmp_path / "not" / "made" / "yet"
+    ct.load("cuguard_unbuilt", ["kernel.cu"], checks=True, build_directory=str(folder))
+    assert seen == {"exists": True, "cuda_flags": ["--expt-relaxed-constexpr", "-DCUGUARD_ENABLE_CHECKS=1"]}
