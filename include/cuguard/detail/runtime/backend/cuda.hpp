@@ -196,10 +196,43 @@ inline void publish_state(const device_state& state, const state_symbol* symbols
   cudaDeviceSynchronize(); // the symbols are written before any kernel of any stream reads them
 }
 
+/// The driver's cuStreamWriteValue64, found once through the runtime (no link to libcuda): a
+/// write of a value to device memory in stream order that the GPU's front end carries out, with
+/// neither a copy engine nor a kernel. Null where the driver has none.
+using write_value_64 = int (*)(cudaStream_t stream, unsigned long long address, unsigned long long value,
+                               unsigned flags);
+inline write_value_64 driver_write_value_64() {
+  static const write_value_64 found = [] {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult result = cudaDriverEntryPointSymbolNotFound;
+#  if CUDART_VERSION >= 12050
+    const cudaError_t s = cudaGetDriverEntryPointByVersion("cuStreamWriteValue64", &fn, 11070, cudaEnableDefault, &result);
+#  else
+    const cudaError_t s = cudaGetDriverEntryPoint("cuStreamWriteValue64", &fn, cudaEnableDefault, &result);
+#  endif
+    if (s != cudaSuccess) (void)cudaGetLastError();
+    return s == cudaSuccess && result == cudaDriverEntryPointSuccess ? reinterpret_cast<write_value_64>(fn) : nullptr;
+  }();
+  return found;
+}
+
 /// The launch number device code reads, in the order of `stream` (a node of the graph when the
-/// stream is being captured).
+/// stream is being captured). A stream write where the device takes 64-bit stream memory
+/// operations: a copy from pageable memory instead (the fallback) put a copy of a few
+/// microseconds between every two kernels of the stream.
 inline status record_launch(unsigned long long* cell, unsigned long long id, cudaStream_t stream) {
   if (capturing(stream)) return store_async(cell, id, stream);
+  static bool write_value_fails = false; // under the runtime's lock, as every launch's record
+  if (!write_value_fails) {
+    if (const write_value_64 write = driver_write_value_64()) {
+#  ifdef CUDA_API_PER_THREAD_DEFAULT_STREAM
+      // The runtime's stream 0 is the thread's own here; the driver's, the legacy one.
+      if (stream == nullptr) stream = cudaStreamPerThread;
+#  endif
+      if (write(stream, reinterpret_cast<std::uintptr_t>(cell), id, 0) == 0) return cudaSuccess;
+    }
+    write_value_fails = true;
+  }
   return cudaMemcpyAsync(cell, &id, sizeof id, cudaMemcpyHostToDevice, stream); // pageable: copied before it returns
 }
 #endif
