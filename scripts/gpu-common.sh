@@ -4,7 +4,7 @@
 #   gpu_configure_args   CMake arguments every GPU build takes: Ninja where it is on PATH, the
 #                        architecture (CUGUARD_GPU_ARCH, default native), warnings not errors, and
 #                        what scripts/gpu-check --prepare packed into .gpu-deps/
-#   gpu_commit           the commit being run: git's, else the one --prepare wrote down
+#   gpu_commit           the commit being run: the one --prepare wrote down, else git's
 #   gpu_seconds CAP      the seconds a step may take: CAP, or less where the deadline
 #                        (gpu_deadline: CUGUARD_DEADLINE, epoch seconds, which gpu-run sets for
 #                        the scripts it runs a little before its own) is nearer; 0 when spent
@@ -27,12 +27,14 @@ if [ -f .gpu-deps/benchmark/lib/libbenchmark.so ]; then
 fi
 
 gpu_commit() {
+  # What --prepare wrote down first: the copy of the tree a device machine gets may carry an older
+  # git folder than its files.
   if [ -n "${CUGUARD_COMMIT:-}" ]; then
     echo "$CUGUARD_COMMIT"
-  elif git rev-parse --git-dir >/dev/null 2>&1; then
-    echo "$(git rev-parse --short HEAD)$(git diff --quiet HEAD 2>/dev/null || echo ' (with local changes)')"
   elif [ -f .gpu-deps/commit ]; then
     cat .gpu-deps/commit
+  elif git rev-parse --git-dir >/dev/null 2>&1; then
+    echo "$(git rev-parse --short HEAD)$(git diff --quiet HEAD 2>/dev/null || echo ' (with local changes)')"
   else
     echo unknown
   fi
