@@ -379,9 +379,9 @@ class checked_view {
   CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void vector_store(vec<value_type, N> x, const First& i0,
                                                                  Rest... rest) const;
 
-  // The predicate of a vector access of N elements at idx (detail/record/access_check.hpp).
+  // The predicate of a vector access of N elements at idx, space_fine its space check (detail/record/access_check.hpp).
   template <int N>
-  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE bool vector_fails(const std::int64_t (&idx)[Rank]) const noexcept;
+  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE bool vector_fails(const std::int64_t (&idx)[Rank], bool space_fine) const noexcept;
 
   // After a failed construction check (which returns in device code under
   // CUGUARD_ON_DEVICE_VIOLATION_CONTINUE): no element to reach (the data kept, strides 1).

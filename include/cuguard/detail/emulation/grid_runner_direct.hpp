@@ -51,7 +51,7 @@ __attribute__((noinline)) inline void grid_runner::run_direct(unsigned t) {
 inline void grid_runner::begin_in_order() {
   show_ids(0, uint3{0, 0, 0});
   current_thread = &block_ids_;
-  platform::running = &seam_;
+  platform::set_running(&seam_);
 }
 // Thread t returned: true with t the next thread, entered; false where t was the block's last, or threw.
 inline bool grid_runner::end_in_order(unsigned& t) {

@@ -40,7 +40,7 @@ inline int grid_runner::next_fiber_of_pass() {
 inline void grid_runner::enter(unsigned t) {
   show_ids(t, fibers_[t].thread_idx);
   current_thread = &block_ids_;
-  platform::running = &seam_;
+  platform::set_running(&seam_);
 }
 
 // Thread t, of threadIdx `idx`, is the one running (blockIdx, blockDim and gridDim: written
@@ -61,7 +61,7 @@ inline void grid_runner::leave() {
 
 inline void grid_runner::clear_running() {
   current_thread = nullptr;
-  platform::running = nullptr;
+  platform::set_running(nullptr);
 }
 
 #if CUGUARD_IMPL_DIRECT_THREADS
@@ -81,7 +81,7 @@ __attribute__((noinline)) inline void grid_runner::resume(unsigned t) {
   switch_context(main_, fibers_[t].context);
   asan_arrived(main_fake_stack_, nullptr, nullptr);
   current_thread = nullptr;
-  platform::running = nullptr;
+  platform::set_running(nullptr);
 }
 
 inline void grid_runner::protect_runtime() {
@@ -95,6 +95,7 @@ inline void grid_runner::protect_runtime() {
   races_.protect(&current_runner, sizeof current_runner);
   races_.protect(&current_thread, sizeof current_thread);
   races_.protect(&platform::running, sizeof platform::running);
+  races_.protect(&platform::watched_spaces, sizeof platform::watched_spaces);
 }
 
 inline void grid_runner::switch_to_main(bool will_resume) {

@@ -61,8 +61,24 @@ struct emulated_thread {
   void* runner;
 };
 
-/// The emulated thread running on this OS thread; null outside emulated kernels.
+/// The emulated thread running on this OS thread; null outside emulated kernels. Set with
+/// set_running.
 inline thread_local const emulated_thread* running = nullptr;
+
+/// The memory spaces whose checked accesses leave the fast path where this OS thread runs now,
+/// a bit per memory_space: outside kernels device memory (host code must not touch it); in an
+/// emulated kernel host memory (device code must not) and shared memory (the race detector sees
+/// each access). Set with `running`.
+inline constexpr unsigned char host_watched_spaces = 1u << static_cast<unsigned>(memory_space::device);
+inline constexpr unsigned char kernel_watched_spaces =
+    (1u << static_cast<unsigned>(memory_space::host)) | (1u << static_cast<unsigned>(memory_space::shared));
+inline thread_local unsigned char watched_spaces = host_watched_spaces;
+
+/// Makes `t` the emulated thread running on this OS thread (null: none, host code runs).
+inline void set_running(const emulated_thread* t) noexcept {
+  running = t;
+  watched_spaces = t != nullptr ? kernel_watched_spaces : host_watched_spaces;
+}
 
 } // namespace platform
 } // namespace detail

@@ -62,8 +62,23 @@ __attribute__((noinline)) void note_shared_access(const View& view, operation op
         const cuda::std::source_location noted_where = i0.where;                                          \
         detail::note_shared_access(*this, op, width, noted, noted_where, element);                        \
       }
+namespace detail {
+/// Emulation: true where an access of memory of `space` needs no more than its bounds and
+/// lifetime checked where this OS thread runs now (platform::watched_spaces): one bit test of a
+/// thread_local in place of the test of where the code runs and a branch for shared memory.
+CUGUARD_IMPL_FORCEINLINE bool space_unwatched(memory_space space) noexcept {
+  return ((platform::watched_spaces >> static_cast<unsigned>(space)) & 1u) == 0;
+}
+} // namespace detail
+// The fast path's space check. An access that fails it fails, unless its memory is shared
+// memory (watched in kernels alone, never a wrong space) and the check without the space
+// passes: then it is one for the race detector.
+#    define CUGUARD_IMPL_SPACE_FAST detail::space_unwatched(meta_.space)
+#    define CUGUARD_IMPL_FAILS_AGAIN(check_but_space) (meta_.space != memory_space::shared || (check_but_space))
 #  else
 #    define CUGUARD_IMPL_NOTE_SHARED(op, width, element) (void)0
+#    define CUGUARD_IMPL_SPACE_FAST space_ok()
+#    define CUGUARD_IMPL_FAILS_AGAIN(check_but_space) true
 #  endif
 
 template <class T, std::size_t Rank, class Index>
@@ -73,10 +88,12 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE auto checked_view<T, Rank, Index>::
   static_assert(sizeof...(Rest) + 1 == Rank, "checked_view: wrong number of indices");
   static_assert((detail::is_index_v<Rest> && ...), "checked_view: indices must be integers or checked_index");
   const std::int64_t idx[Rank] = {i0.value, detail::index_value(rest)...};
-  if (CUGUARD_IMPL_UNLIKELY(detail::access_fails(space_ok(), detail::alive(meta_.token), idx, extents_)))
-    return detail::fail_access(*this, operation::access, 0, i0, rest...);
+  if (CUGUARD_IMPL_UNLIKELY(detail::access_fails(CUGUARD_IMPL_SPACE_FAST, detail::alive(meta_.token), idx, extents_))) {
+    if (CUGUARD_IMPL_FAILS_AGAIN(detail::access_fails(true, detail::alive(meta_.token), idx, extents_)))
+      return detail::fail_access(*this, operation::access, 0, i0, rest...);
+    CUGUARD_IMPL_NOTE_SHARED(operation::access, 0, data_ + offset(idx));
+  }
   detail::assume_inside(idx, extents_);
-  CUGUARD_IMPL_NOTE_SHARED(operation::access, 0, data_ + offset(idx));
   return data_[offset(idx)];
 }
 
@@ -98,11 +115,13 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE auto checked_view<T, Rank, Index>::
     const First& i0, Rest... rest) const -> vec<value_type, N> {
   static_assert(sizeof...(Rest) + 1 == Rank, "checked_view: wrong number of indices");
   const std::int64_t idx[Rank] = {i0.value, detail::index_value(rest)...};
-  if (CUGUARD_IMPL_UNLIKELY(vector_fails<N>(idx))) {
-    detail::fail_access(*this, operation::vector_load, N, i0, rest...);
-    return vec<value_type, N>{};
+  if (CUGUARD_IMPL_UNLIKELY(vector_fails<N>(idx, CUGUARD_IMPL_SPACE_FAST))) {
+    if (CUGUARD_IMPL_FAILS_AGAIN(vector_fails<N>(idx, true))) {
+      detail::fail_access(*this, operation::vector_load, N, i0, rest...);
+      return vec<value_type, N>{};
+    }
+    CUGUARD_IMPL_NOTE_SHARED(operation::vector_load, N, data_ + offset(idx));
   }
-  CUGUARD_IMPL_NOTE_SHARED(operation::vector_load, N, data_ + offset(idx));
   return detail::read_vec<value_type, N>(data_ + offset(idx));
 }
 
@@ -113,24 +132,28 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE auto checked_view<T, Rank, Index>::
   static_assert(!std::is_const<T>::value, "checked_view: cannot store through a view of const elements");
   static_assert(sizeof...(Rest) + 1 == Rank, "checked_view: wrong number of indices");
   const std::int64_t idx[Rank] = {i0.value, detail::index_value(rest)...};
-  if (CUGUARD_IMPL_UNLIKELY(vector_fails<N>(idx))) {
-    detail::fail_access(*this, operation::vector_store, N, i0, rest...);
-    return;
+  if (CUGUARD_IMPL_UNLIKELY(vector_fails<N>(idx, CUGUARD_IMPL_SPACE_FAST))) {
+    if (CUGUARD_IMPL_FAILS_AGAIN(vector_fails<N>(idx, true))) {
+      detail::fail_access(*this, operation::vector_store, N, i0, rest...);
+      return;
+    }
+    CUGUARD_IMPL_NOTE_SHARED(operation::vector_store, N, data_ + offset(idx));
   }
-  CUGUARD_IMPL_NOTE_SHARED(operation::vector_store, N, data_ + offset(idx));
   detail::write_vec<value_type, N>(data_ + offset(idx), x);
 }
 
 template <class T, std::size_t Rank, class Index>
 template <int N>
 CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE auto checked_view<T, Rank, Index>::vector_fails(
-    const std::int64_t (&idx)[Rank]) const noexcept -> bool {
+    const std::int64_t (&idx)[Rank], bool space_fine) const noexcept -> bool {
   // The address in wrapping unsigned arithmetic: the indices may be far out of range.
   const std::uint64_t address = detail::address_of(data_) + wrapping_offset(idx, std::make_index_sequence<Rank>{}) * sizeof(T);
-  return detail::vector_access_fails<N, T>(space_ok(), detail::alive(meta_.token), idx, extents_, strides_, address);
+  return detail::vector_access_fails<N, T>(space_fine, detail::alive(meta_.token), idx, extents_, strides_, address);
 }
 
 #  undef CUGUARD_IMPL_NOTE_SHARED
+#  undef CUGUARD_IMPL_SPACE_FAST
+#  undef CUGUARD_IMPL_FAILS_AGAIN
 
 #else
 
