@@ -53,10 +53,11 @@ __attribute__((noinline)) void note_shared_access(const View& view, operation op
                         &shared_access_context<View, Rank>::describe, &context);
 }
 } // namespace detail
-// Copies of the indices and the caller's location, made on this path alone: passing the
-// originals by reference made every checked access store them to the stack first.
+// Where CUGUARD_IMPL_FAILS_AGAIN (below) found an access of shared memory that passes. Copies
+// of the indices and the caller's location, made on this path alone: passing the originals by
+// reference made every checked access store them to the stack first.
 #    define CUGUARD_IMPL_NOTE_SHARED(op, width, element)                                                 \
-      if (meta_.space == memory_space::shared) {                                                          \
+      {                                                                                                   \
         std::int64_t noted[Rank];                                                                         \
         for (std::size_t r = 0; r < Rank; ++r) noted[r] = idx[r];                                         \
         const cuda::std::source_location noted_where = i0.where;                                          \
