@@ -116,7 +116,7 @@ TEST_CASE("streams, events and async copies run a pipeline") {
   for (int i = 0; i < n; ++i) h[i] = 3 * i;
   cudaStream_t s[2];
   for (auto& x : s) REQUIRE(cudaStreamCreateWithFlags(&x, cudaStreamNonBlocking) == cudaSuccess);
-  cudaEvent_t start, stop, untimed;
+  cudaEvent_t start = nullptr, stop = nullptr, untimed = nullptr;
   REQUIRE(cudaEventCreate(&start) == cudaSuccess);
   REQUIRE(cudaEventCreate(&stop) == cudaSuccess);
   REQUIRE(cudaEventCreateWithFlags(&untimed, cudaEventDisableTiming) == cudaSuccess);

@@ -150,12 +150,10 @@ inline void reset_float_modes() noexcept {
 }
 
 /// True where the SSE unit does not round to nearest, or flushes denormal results or operands
-/// to zero: one packed add whose lanes come out otherwise in each other mode (lane 0 rounds up
-/// to nearest, lane 1 down: any directed rounding changes one; lane 2 adds a denormal operand,
-/// lane 3 makes a denormal result). Reading MXCSR (stmxcsr) costs a direct thread's whole
-/// bookkeeping on some processors (about 9 ns on AMD Zen 1 against 2 ns for this); the exception
-/// masks, which only MXCSR tells, are the defaults at each block's start (a fresh scheduler).
-inline bool float_modes_changed() noexcept {
+/// to zero, told by arithmetic: one packed add whose lanes come out otherwise in each other mode
+/// (lane 0 rounds up to nearest, lane 1 down: any directed rounding changes one; lane 2 adds a
+/// denormal operand, lane 3 makes a denormal result).
+inline bool float_modes_changed_by_sum() noexcept {
   using v4sf = float __attribute__((vector_size(16)));
   using v2du = std::uint64_t __attribute__((vector_size(16)));
   v4sf sum = {1.0f, 1.0f, 0x1p-140f, 0x1.8p-126f};
@@ -167,8 +165,30 @@ inline bool float_modes_changed() noexcept {
   return (differ[0] | differ[1]) != 0;
 }
 
+/// True where the processor is AMD's. Which way of telling the modes costs less depends on the
+/// maker: reading MXCSR (stmxcsr) costs about 9 ns on AMD Zen 1 against 2 ns for the sum, while on
+/// Intel's the sum's denormals take microcode assists (about 40 ns) and stmxcsr 1.5 ns.
+inline bool amd_processor() noexcept {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  asm("cpuid" : "=a"(eax), "=b"(ebx), "=c"(ecx), "=d"(edx) : "a"(0u), "c"(0u));
+  return ebx == 0x68747541u && edx == 0x69746E65u && ecx == 0x444D4163u; // "AuthenticAMD"
+}
+/// Set once at start-up (before, false: MXCSR is read, which is right everywhere); the tests set
+/// it to try both ways on one processor.
+inline bool float_modes_by_sum = amd_processor();
+
+/// True where the SSE unit does not round to nearest, or flushes denormal results or operands
+/// to zero: the sum above on AMD's processors, MXCSR's mode bits elsewhere. The exception masks,
+/// which only MXCSR tells, are the defaults at each block's start (a fresh scheduler).
+inline bool float_modes_changed() noexcept {
+  if (float_modes_by_sum) return float_modes_changed_by_sum();
+  unsigned mxcsr;
+  asm volatile("stmxcsr %0" : "=m"(mxcsr));
+  return (mxcsr & 0xFFC0u) != 0x1F80u; // flush to zero, rounding, masks, denormals are zero
+}
+
 /// A direct thread returned: the next one starts from the default rounding and denormal modes,
-/// whatever it left. The probe raises the inexact and denormal flags (the threads of a block share
+/// whatever it left. The sum raises the inexact and denormal flags (the threads of a block share
 /// the exception flags; the host thread's are its own again after the grid: host_float_state), and
 /// would trap where a kernel thread unmasked those exceptions (feenableexcept: not CUDA device code).
 inline void keep_default_float_modes() noexcept {
