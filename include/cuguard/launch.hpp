@@ -43,6 +43,21 @@ struct launch_config {
 };
 
 
+namespace detail {
+/// What a launch does once its kernel started (or failed to): one function for every kernel, so
+/// that each launch compiles to little more than its arguments. Throws cuda_error for a launch
+/// that failed (`error`: the backend's own words, else the CUDA error); with
+/// CUGUARD_LAUNCH_BLOCKING=1, calls check().
+inline void end_launch(backend::status s, const text& error, const launch_entry& entry, cudaStream_t stream) {
+  if (s != 0) {
+    if (!error.empty()) throw cuda_error(0, (text("cuguard: ") << describe_launch(entry) << ' ' << error).c_str());
+    throw_cuda(s, text("cannot start ") << describe_launch(entry));
+  }
+  // A stream being captured into a graph runs nothing yet (and synchronizing it would end the capture).
+  if (launch_blocking() && !backend::capturing(stream)) check(stream);
+}
+} // namespace detail
+
 /// Launches a native __global__ kernel: `config` gives grid, block, dynamic shared memory and
 /// stream, and its construction records the launch site. Checked builds number the launch for
 /// reports, check every view argument (memory space, lifetime) before the kernel runs, and with
@@ -69,15 +84,9 @@ void launch(const launch_config& config, void (*kernel)(Params...), Args&&... ar
   params.each([&](auto& p) { detail::stamp_launch(p, entry.id); });
 #endif
   detail::text error;
-  if (const detail::backend::status s = detail::backend::launch(config.grid, config.block, config.shared_bytes,
-                                                                config.stream, kernel, params, error,
-                                                                std::index_sequence_for<Params...>{})) {
-    if (!error.empty())
-      throw cuda_error(0, (detail::text("cuguard: ") << detail::describe_launch(entry) << ' ' << error).c_str());
-    detail::throw_cuda(s, detail::text("cannot start ") << detail::describe_launch(entry));
-  }
-  // A stream being captured into a graph runs nothing yet (and synchronizing it would end the capture).
-  if (detail::launch_blocking() && !detail::backend::capturing(config.stream)) check(config.stream);
+  const detail::backend::status s = detail::backend::launch(config.grid, config.block, config.shared_bytes, config.stream,
+                                                            kernel, params, error, std::index_sequence_for<Params...>{});
+  detail::end_launch(s, error, entry, config.stream);
 }
 
 /// launch(kernel, grid, block, args...): the same with no dynamic shared memory, default stream.

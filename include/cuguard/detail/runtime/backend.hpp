@@ -12,7 +12,11 @@
 #include <cstdint>
 #include <cstdlib>
 
-#include <cxxabi.h>
+// The Itanium C++ ABI's demangler, declared as <cxxabi.h> declares it (a file of 700 lines that
+// every translation unit would parse for this one function).
+namespace __cxxabiv1 {
+extern "C" char* __cxa_demangle(const char* mangled, char* buffer, std::size_t* length, int* status);
+} // namespace __cxxabiv1
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
 namespace detail {
@@ -25,7 +29,7 @@ using status = int;
 inline text readable_name(const char* mangled) {
   if (mangled == nullptr) return "kernel";
   int rc = 0;
-  char* demangled = abi::__cxa_demangle(mangled, nullptr, nullptr, &rc);
+  char* demangled = __cxxabiv1::__cxa_demangle(mangled, nullptr, nullptr, &rc);
   text name = rc == 0 && demangled != nullptr ? demangled : mangled;
   std::free(demangled);
   if (name.starts_with("void ")) name.drop_front(5); // a function template's name starts with its return type
