@@ -28,6 +28,16 @@ __global__ void neighbour(cuguard::checked_view<const int, 1> in, cuguard::check
   read_line = __LINE__; out(i) = tile((i + 1) % 64);
 }
 
+// Thread 0 reads the tile's last element before any barrier; every thread stores the same value
+// in its own element: a race of thread 0 with the last thread alone.
+__global__ void read_last_first(cuguard::checked_view<int, 1> out) {
+  __shared__ int storage[256];
+  const auto tile = cuguard::make_view(storage, {256}, "tile");
+  const int i = static_cast<int>(threadIdx.x);
+  if (i == 0) out(static_cast<int>(blockIdx.x)) = tile(255);
+  tile(i) = 7;
+}
+
 // Every thread of the block stores its number in one element.
 __global__ void same_element(cuguard::checked_view<int, 1> out) {
   __shared__ int storage[4];
@@ -170,6 +180,21 @@ TEST_CASE("a kernel that throws leaves nothing in the race detector that hides t
   CHECK(c.report.index[0] == 1);
   CHECK(c.report.thread[0] == 1);
   CHECK(c.report.other_thread[0] == 0);
+}
+
+TEST_CASE("each block starts with every element views stored to filled anew, so that a store of what an earlier "
+          "block or launch left there still shows") {
+  cuguard::device_buffer<int> out(3, "out");
+  for (int run = 0; run < 3; ++run) { // each launch stores what the one before stored
+    CAPTURE(run);
+    device_test_support::under_schedule("forward", [&] { cuguard::launch(race_tests::read_last_first, 3, 256, out.view()); });
+    const cuguard_test::caught c = device_test_support::checked();
+    REQUIRE(c.thrown);
+    CHECK(c.report.kind == cuguard::violation_kind::shared_race);
+    CHECK(c.report.index[0] == 255); // the last element of the tile's one filled range
+    CHECK(c.report.thread[0] == 255);
+    CHECK(c.report.other_thread[0] == 0);
+  }
 }
 
 TEST_CASE("a missing __syncthreads() between a tile's stores and another thread's read is a shared_race "
