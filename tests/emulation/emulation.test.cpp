@@ -231,26 +231,27 @@ TEST_CASE("every emulated thread starts from the default floating-point modes") 
   const bool by_sum_here = cuguard::detail::engine::float_modes_by_sum;
   // Both ways of telling a changed mode, whichever this processor's maker chose (an add of
   // denormals on AMD's, MXCSR elsewhere).
-  for (const bool by_sum : {false, true})
-  for (const float_mode mode : {float_mode::downward, float_mode::toward_zero, float_mode::upward,
-                                float_mode::flush_to_zero, float_mode::denormals_are_zero}) {
-    CAPTURE(by_sum);
-    CAPTURE(static_cast<int>(mode));
-    cuguard::detail::engine::float_modes_by_sum = by_sum;
-    cuguard::device_buffer<float> out(3 * 5, "out");
-    out.fill_bytes(0xff);
-    cuguard::launch(device_tests::float_mode_leak, 1, 3, out.view({3, 5}), 0.5f, tiny, mode);
-    cuguard::check();
-    CHECK(std::fegetround() == FE_TONEAREST);
-    CHECK((_mm_getcsr() & 0x8040u) == 0u);
-    const std::vector<float> h = out.to_host();
-    for (int t = 1; t < 3; ++t)
-      for (int k = 0; k < 5; ++k) {
-        CAPTURE(t);
-        CAPTURE(k);
-        const float got = h[static_cast<std::size_t>(t * 5 + k)], want = expected[static_cast<std::size_t>(k)];
-        CHECK(std::memcmp(&got, &want, sizeof got) == 0); // bits: -0 is not 0
-      }
+  for (const bool by_sum : {false, true}) {
+    for (const float_mode mode : {float_mode::downward, float_mode::toward_zero, float_mode::upward,
+                                  float_mode::flush_to_zero, float_mode::denormals_are_zero}) {
+      CAPTURE(by_sum);
+      CAPTURE(static_cast<int>(mode));
+      cuguard::detail::engine::float_modes_by_sum = by_sum;
+      cuguard::device_buffer<float> out(3 * 5, "out");
+      out.fill_bytes(0xff);
+      cuguard::launch(device_tests::float_mode_leak, 1, 3, out.view({3, 5}), 0.5f, tiny, mode);
+      cuguard::check();
+      CHECK(std::fegetround() == FE_TONEAREST);
+      CHECK((_mm_getcsr() & 0x8040u) == 0u);
+      const std::vector<float> h = out.to_host();
+      for (int t = 1; t < 3; ++t)
+        for (int k = 0; k < 5; ++k) {
+          CAPTURE(t);
+          CAPTURE(k);
+          const float got = h[static_cast<std::size_t>(t * 5 + k)], want = expected[static_cast<std::size_t>(k)];
+          CHECK(std::memcmp(&got, &want, sizeof got) == 0); // bits: -0 is not 0
+        }
+    }
   }
   cuguard::detail::engine::float_modes_by_sum = by_sum_here;
 }

@@ -188,9 +188,10 @@ inline bool float_modes_changed() noexcept {
 }
 
 /// A direct thread returned: the next one starts from the default rounding and denormal modes,
-/// whatever it left. The sum raises the inexact and denormal flags (the threads of a block share
-/// the exception flags; the host thread's are its own again after the grid: host_float_state), and
-/// would trap where a kernel thread unmasked those exceptions (feenableexcept: not CUDA device code).
+/// whatever it left. On AMD's processors the sum raises the inexact and denormal flags (the threads
+/// of a block share the exception flags; the host thread's are its own again after the grid:
+/// host_float_state), and would trap where a kernel thread unmasked those exceptions
+/// (feenableexcept: not CUDA device code).
 inline void keep_default_float_modes() noexcept {
   if (CUGUARD_IMPL_UNLIKELY(float_modes_changed())) reset_float_modes();
 }
