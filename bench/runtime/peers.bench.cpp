@@ -45,9 +45,9 @@ struct buffer {
   T* out() { return data.data(); }
 };
 
-template <class Kernel, class... Args>
-void run_kernel(Kernel kernel, dim3 grid, dim3 block, Args... args) {
-  hipLaunchKernelGGL(kernel, grid, block, 0, nullptr, args...);
+template <auto Kernel, class... Args>
+void run_kernel(dim3 grid, dim3 block, Args... args) {
+  hipLaunchKernelGGL(Kernel, grid, block, 0, nullptr, args...);
   if (hipDeviceSynchronize() != hipSuccess) std::abort();
 }
 
@@ -78,9 +78,10 @@ struct buffer {
   cuguard::checked_view<T, 1> out() { return data.view(); }
 };
 
-template <class... Params, class... Args>
-void run_kernel(void (*kernel)(Params...), dim3 grid, dim3 block, Args... args) {
-  cuguard::launch(kernel, grid, block, args...);
+/// The kernel named at compile time, as hipLaunchKernelGGL names it: launch<kernel> (see launch.hpp).
+template <auto Kernel, class... Args>
+void run_kernel(dim3 grid, dim3 block, Args... args) {
+  cuguard::launch<Kernel>(grid, block, args...);
   cuguard::check();
 }
 
@@ -119,7 +120,7 @@ void index_select(benchmark::State& state) {
   std::memcpy(ids.host(), order.data(), order.size() * sizeof(std::int64_t));
   const unsigned blocks = select_rows * select_width / 256;
   measure(state, runtime_label(), [&] {
-    run_kernel(peers::index_select<memory>, dim3(blocks), dim3(256), table.in(), ids.in(), out.out(), select_rows, select_width);
+    run_kernel<peers::index_select<memory>>(dim3(blocks), dim3(256), table.in(), ids.in(), out.out(), select_rows, select_width);
   });
 }
 
@@ -137,7 +138,7 @@ void elementwise(benchmark::State& state) {
   const std::size_t n = std::size_t{ew_height} * ew_width;
   buffer<float> a(n, "a", 1.0f), b(n, "b", 2.0f), c(n, "c", 0.0f);
   measure(state, runtime_label(), [&] {
-    run_kernel(peers::elementwise<memory>, dim3(32, 32), dim3(32, 8), a.in(), b.in(), c.out(), 3.0f, ew_height, ew_width);
+    run_kernel<peers::elementwise<memory>>(dim3(32, 32), dim3(32, 8), a.in(), b.in(), c.out(), 3.0f, ew_height, ew_width);
   });
 }
 
@@ -156,7 +157,7 @@ void transpose(benchmark::State& state) {
   buffer<float> in(n, "in", 1.0f), out(n, "out", 0.0f);
   const unsigned tiles = transpose_n / tile_dim;
   measure(state, runtime_label(), [&] {
-    run_kernel(peers::transpose<memory>, dim3(tiles, tiles), dim3(tile_dim, tile_rows), in.in(), out.out(), transpose_n);
+    run_kernel<peers::transpose<memory>>(dim3(tiles, tiles), dim3(tile_dim, tile_rows), in.in(), out.out(), transpose_n);
   });
 }
 
@@ -173,7 +174,7 @@ void transpose_loop(benchmark::State& state) {
 void block_sum(benchmark::State& state) {
   buffer<float> in(std::size_t{sum_blocks} * reduce_threads, "in", 1.0f), out(sum_blocks, "out", 0.0f);
   measure(state, runtime_label(), [&] {
-    run_kernel(peers::block_sum<memory>, dim3(sum_blocks), dim3(reduce_threads), in.in(), out.out());
+    run_kernel<peers::block_sum<memory>>(dim3(sum_blocks), dim3(reduce_threads), in.in(), out.out());
   });
   if (out.host()[sum_blocks - 1] != static_cast<float>(reduce_threads)) state.SkipWithError("block_sum: wrong sum");
 }

@@ -58,12 +58,12 @@ inline void end_launch(backend::status s, const text& error, const launch_entry&
 }
 } // namespace detail
 
-/// Launches a native __global__ kernel: `config` gives grid, block, dynamic shared memory and
-/// stream, and its construction records the launch site. Checked builds number the launch for
-/// reports, check every view argument (memory space, lifetime) before the kernel runs, and with
-/// CUGUARD_LAUNCH_BLOCKING=1 in the environment call check() after it.
-template <class... Params, class... Args>
-void launch(const launch_config& config, void (*kernel)(Params...), Args&&... args) {
+namespace detail {
+/// cuguard::launch of `kernel`, whose threads run `call(params...)` under emulation: a call that
+/// names the kernel at compile time (a lambda, as a rewritten <<<>>> launch passes) lets the host
+/// compiler inline the kernel into the loop that runs a block's threads. CUDA runs `kernel`.
+template <class Call, class... Params, class... Args>
+void launch_calling(const launch_config& config, void (*kernel)(Params...), Call call, Args&&... args) {
   static_assert(sizeof...(Params) == sizeof...(Args), "cuguard::launch: the number of arguments differs from the "
                                                       "number of kernel parameters");
   static_assert(!(std::is_reference<Params>::value || ...), "cuguard::launch: kernel parameters must be values, "
@@ -84,15 +84,61 @@ void launch(const launch_config& config, void (*kernel)(Params...), Args&&... ar
   params.each([&](auto& p) { detail::stamp_launch(p, entry.id); });
 #endif
   detail::text error;
+#if CUGUARD_IMPL_EMULATION
+  const detail::backend::status s = detail::backend::launch(config.grid, config.block, config.shared_bytes, config.stream,
+                                                            call, params, error, std::index_sequence_for<Params...>{});
+#else
+  (void)call;
   const detail::backend::status s = detail::backend::launch(config.grid, config.block, config.shared_bytes, config.stream,
                                                             kernel, params, error, std::index_sequence_for<Params...>{});
+#endif
   detail::end_launch(s, error, entry, config.stream);
+}
+} // namespace detail
+
+/// Launches a native __global__ kernel: `config` gives grid, block, dynamic shared memory and
+/// stream, and its construction records the launch site. Checked builds number the launch for
+/// reports, check every view argument (memory space, lifetime) before the kernel runs, and with
+/// CUGUARD_LAUNCH_BLOCKING=1 in the environment call check() after it.
+template <class... Params, class... Args>
+void launch(const launch_config& config, void (*kernel)(Params...), Args&&... args) {
+  detail::launch_calling(config, kernel, kernel, std::forward<Args>(args)...);
 }
 
 /// launch(kernel, grid, block, args...): the same with no dynamic shared memory, default stream.
 template <class... Params, class... Args>
 void launch(void (*kernel)(Params...), detail::grid_arg grid, dim3 block, Args&&... args) {
   launch(launch_config(grid.value, block, 0, nullptr, nullptr, grid.where), kernel, std::forward<Args>(args)...);
+}
+
+namespace detail {
+/// The call of the kernel `Kernel`, named at compile time, with a thread's copy of the arguments.
+template <auto Kernel>
+struct kernel_call {
+  template <class... P>
+  void operator()(P&... params) const {
+    Kernel(params...);
+  }
+};
+} // namespace detail
+
+/// launch<kernel>(config, args...): launch(config, kernel, args...) with the kernel named at compile
+/// time. Under emulation the host compiler then inlines a small kernel into the loop that runs a
+/// block's threads (no indirect call per thread, and of the arguments only what the kernel reads);
+/// on a GPU it is the same launch.
+template <auto Kernel, class... Args>
+void launch(const launch_config& config, Args&&... args) {
+  static_assert(std::is_pointer<decltype(Kernel)>::value &&
+                    std::is_function<std::remove_pointer_t<decltype(Kernel)>>::value,
+                "cuguard::launch<kernel>: kernel must name a __global__ function");
+  detail::launch_calling(config, Kernel, detail::kernel_call<Kernel>{}, std::forward<Args>(args)...);
+}
+
+/// launch<kernel>(grid, block, args...): launch(kernel, grid, block, args...), the kernel named at
+/// compile time (see above).
+template <auto Kernel, class... Args>
+void launch(detail::grid_arg grid, dim3 block, Args&&... args) {
+  launch<Kernel>(launch_config(grid.value, block, 0, nullptr, nullptr, grid.where), std::forward<Args>(args)...);
 }
 
 CUGUARD_IMPL_END_NAMESPACE

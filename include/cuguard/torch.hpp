@@ -118,7 +118,7 @@ inline void check() {
 template <class... Params, class... Args>
 void launch(void (*kernel)(Params...), cuguard::detail::grid_arg grid, dim3 block, Args&&... args) {
   detail::torch_adapter::launch_reporting(launch_config(grid.value, block, 0, current_stream(), nullptr, grid.where), kernel,
-                           std::forward<Args>(args)...);
+                                          kernel, std::forward<Args>(args)...);
 }
 
 /// The same with dynamic shared memory: `launch({grid, block, shared_bytes}, kernel, args...)`.
@@ -126,7 +126,21 @@ void launch(void (*kernel)(Params...), cuguard::detail::grid_arg grid, dim3 bloc
 template <class... Params, class... Args>
 void launch(launch_config config, void (*kernel)(Params...), Args&&... args) {
   config.stream = current_stream();
-  detail::torch_adapter::launch_reporting(config, kernel, std::forward<Args>(args)...);
+  detail::torch_adapter::launch_reporting(config, kernel, kernel, std::forward<Args>(args)...);
+}
+
+/// launch<kernel>(grid, block, args...) and launch<kernel>(config, args...): the same, the kernel
+/// named at compile time, so that emulation can inline it into its loop over a block's threads
+/// (see cuguard::launch<kernel>).
+template <auto Kernel, class... Args>
+void launch(cuguard::detail::grid_arg grid, dim3 block, Args&&... args) {
+  detail::torch_adapter::launch_reporting(launch_config(grid.value, block, 0, current_stream(), nullptr, grid.where), Kernel,
+                                          detail::kernel_call<Kernel>{}, std::forward<Args>(args)...);
+}
+template <auto Kernel, class... Args>
+void launch(launch_config config, Args&&... args) {
+  config.stream = current_stream();
+  detail::torch_adapter::launch_reporting(config, Kernel, detail::kernel_call<Kernel>{}, std::forward<Args>(args)...);
 }
 
 #endif

@@ -5,7 +5,8 @@ translate(text, path) gives the build's copy of a CUDA source: the same lines (a
 names the user's file, so reports and compiler errors point at it), in which
 
 * ``kernel<<<grid, block[, shared[, stream]]>>>(args)`` becomes a cuguard launch
-  (``::cuguard::detail::chevron(kernel, site, grid, block, shared, stream)(args)``; with
+  (``::cuguard::detail::chevron(kernel, call, site, grid, block, shared, stream)(args)``, where
+  ``call`` is a lambda that calls the kernel by name, so that the host compiler can inline it; with
   ``torch=True`` ``::cuguard::detail::torch_adapter::chevron``, which launches on PyTorch's current stream
   and raises reports as PyTorch errors), its launch site named after the enclosing function even
   inside a lambda (AT_DISPATCH);
@@ -162,6 +163,29 @@ class TranslationError(ValueError):
     pass
 
 
+def _in_directive(masked, at):
+    """True if `at` lies in a preprocessor directive (a #define's body, its continued lines too)."""
+    k = masked.rfind("\n", 0, at) + 1
+    while not masked[k:at].lstrip(" \t").startswith("#"):
+        if k < 2 or masked[k - 2] != "\\":
+            return False
+        k = masked.rfind("\n", 0, k - 1) + 1
+    return True
+
+
+def _thread_call(masked, start, at):
+    """What each emulated thread calls, before the launch site: for a kernel named (``k``,
+    ``ns::k<T, 3>``) a lambda that calls it by name, which the host compiler can inline into the
+    loop over a block's threads (parenthesized: no argument-dependent lookup; ``[&]``: a name of a
+    local function pointer works too, as the launch runs before the lambda goes); for a kernel
+    given by an expression ``(...)``, or outside every function and macro, nothing (its threads call
+    the pointer)."""
+    name = " ".join(masked[start:at].split())
+    if name.startswith("(") or (_namespace_scope(masked, start) and not _in_directive(masked, start)):
+        return ""
+    return f"[&](auto&... cuguard_impl_params) {{ ({name})(cuguard_impl_params...); }}, "
+
+
 def _launches(text, masked, path, torch):
     """[(begin, end, replacement)] for every <<<...>>>(...) launch."""
     edits = []
@@ -183,12 +207,13 @@ def _launches(text, masked, path, torch):
         end = _match_forward(masked, paren, "(", ")")
         if end < 0:
             raise TranslationError(f"{path}:{_line_of(text, at)}: the launch's argument list is not closed")
-        kernel = text[start:at].rstrip() + "\n" * text.count("\n", start, at)  # lines kept
+        kernel = text[start:at].rstrip()
+        kernel += "\n" * (text.count("\n", start, at) - kernel.count("\n"))  # lines kept
         config = text[at + 3:close]
         gap = text[close + 3:paren]
         args = text[paren:end + 1]
-        edits.append((start, end + 1, f"{chevron}({kernel}, ::cuguard::detail::chevron_site(__PRETTY_FUNCTION__), "
-                                      f"{config}){gap}{args}"))
+        edits.append((start, end + 1, f"{chevron}({kernel}, {_thread_call(masked, start, at)}"
+                                      f"::cuguard::detail::chevron_site(__PRETTY_FUNCTION__), {config}){gap}{args}"))
         pos = end + 1
 
 

@@ -31,6 +31,13 @@ __global__ void write_at_3d(cuguard::checked_view<float, 1> out) {
     out[out.extent(0)] = 1.0f;
 }
 
+/// out[i] = first + i: each thread adds its index to its own copy of `first`.
+__global__ void count_from(cuguard::checked_view<int, 1> out, int first) {
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  first += i;
+  if (i < out.extent(0)) out[i] = first;
+}
+
 __global__ void iota(cuguard::checked_view<float, 1> out) {
   const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   if (i < out.extent(0)) out[i] = static_cast<float>(i);
@@ -548,6 +555,34 @@ TEST_CASE("launch with a config runs the kernel over the whole grid") {
   const std::vector<float> host = buf.to_host();
   CHECK(host[99] == 99.0f);
   CHECK(host[50] == 50.0f);
+}
+
+TEST_CASE("launch<kernel> runs the kernel named at compile time, each thread with its own arguments") {
+  cuguard::device_buffer<int> buf(100, "counts");
+  cuguard::launch<device_tests::count_from>(4, 32, buf.view(), 7);
+  cuguard::check();
+  std::vector<int> host = buf.to_host();
+  bool each = true;
+  for (int i = 0; i < 100; ++i) each = each && host[static_cast<std::size_t>(i)] == 7 + i;
+  CHECK(each);
+  cuguard::launch<device_tests::count_from>({dim3(2), dim3(64), 0, nullptr}, buf.view(), -3);
+  cuguard::check();
+  host = buf.to_host();
+  CHECK(host[0] == -3);
+  CHECK(host[99] == 96);
+}
+
+CUGUARD_CHECKED_TEST("a violation in a kernel launched by launch<kernel> names the kernel and the launch's line") {
+  cuguard::device_buffer<float> buf(64, "activations");
+  cuguard::launch<device_tests::write_at>(2, 32, buf.view(), 64); const unsigned launch_line = __LINE__;
+  const auto c = checked();
+  REQUIRE(c.thrown);
+  CHECK(c.report.kind == violation_kind::out_of_bounds);
+  CHECK(c.report.line == device_tests::write_at_line);
+  CHECK(c.report.block[0] == 1);
+  CHECK(c.report.thread[0] == 3);
+  CHECK(std::string(c.report.launch.kernel) == "device_tests::write_at");
+  CHECK(c.report.launch.site.line == launch_line);
 }
 
 TEST_CASE("device_buffer copies to and from host memory") {

@@ -47,7 +47,28 @@ void scale_in_a_lambda(cuguard::checked_view<float, 1> v, int past) {
   });
 }
 
+__global__ void fill(cuguard::checked_view<float, 1> v, float value) { v[static_cast<int>(threadIdx.x)] = value; }
+__global__ void fill_twice(cuguard::checked_view<float, 1> v, float value) {
+  v[static_cast<int>(threadIdx.x)] = 2 * value;
+}
+
 } // namespace
+
+TEST_CASE("a <<<>>> launch runs a kernel given by a local pointer or by an expression") {
+  cuguard::device_buffer<float> buf(8, "values");
+  float host[8] = {};
+  for (const bool twice : {false, true}) {
+    void (*const kernel)(cuguard::checked_view<float, 1>, float) = twice ? fill_twice : fill;
+    kernel<<<1, 8>>>(buf.view(), 3.0f);
+    cuguard::check();
+    buf.copy_to_host(host, 8);
+    CHECK(host[7] == (twice ? 6.0f : 3.0f));
+    (twice ? fill : fill_twice)<<<1, 8>>>(buf.view(), 5.0f);
+    cuguard::check();
+    buf.copy_to_host(host, 8);
+    CHECK(host[0] == (twice ? 5.0f : 10.0f));
+  }
+}
 
 TEST_CASE("a <<<>>> launch runs a template kernel with dynamic shared memory on a stream") {
   cuguard::device_buffer<float> buf(64, "values");

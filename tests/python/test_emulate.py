@@ -20,10 +20,22 @@ def body(text, path="/src/k.cu", torch=False):
     return rest
 
 
+def call(kernel):
+    """The lambda a translated launch of `kernel` gives its threads to call."""
+    return f"[&](auto&... cuguard_impl_params) {{ ({kernel})(cuguard_impl_params...); }}"
+
+
 def test_a_launch_becomes_a_cuguard_launch_with_its_configuration_and_arguments():
-    assert body("k<<<g, b>>>(x, y);") == f"{CHEVRON}(k, {SITE}, g, b)(x, y);"
-    assert body("ns::k<float, 3><<<dim3(1, 2), 32, 0, s>>>(f(a, b));") == \
-        f"{CHEVRON}(ns::k<float, 3>, {SITE}, dim3(1, 2), 32, 0, s)(f(a, b));"
+    assert body("void f() { k<<<g, b>>>(x, y); }") == f"void f() {{ {CHEVRON}(k, {call('k')}, {SITE}, g, b)(x, y); }}"
+    assert body("void f() { ns::k<float, 3><<<dim3(1, 2), 32, 0, s>>>(f(a, b)); }") == \
+        f"void f() {{ {CHEVRON}(ns::k<float, 3>, {call('ns::k<float, 3>')}, {SITE}, dim3(1, 2), 32, 0, s)(f(a, b)); }}"
+
+
+def test_a_kernel_given_by_an_expression_or_outside_functions_is_called_through_its_pointer():
+    assert body("void f() { (pick ? a : b)<<<1, 2>>>(x); }") == f"void f() {{ {CHEVRON}((pick ? a : b), {SITE}, 1, 2)(x); }}"
+    assert body("int v = (k<<<1, 2>>>(x), 0);") == f"int v = ({CHEVRON}(k, {SITE}, 1, 2)(x), 0);"
+    assert body("#define RUN(kernel) \\\n  kernel<<<1, 2>>>(x)\n") == \
+        f"#define RUN(kernel) \\\n  {CHEVRON}(kernel, {call('kernel')}, {SITE}, 1, 2)(x)\n"
 
 
 def test_a_launch_across_lines_keeps_every_line():
@@ -31,7 +43,11 @@ def test_a_launch_across_lines_keeps_every_line():
     out = body(text)
     assert out.count("\n") == text.count("\n")
     assert out.splitlines()[1] == f"  {CHEVRON}(k<T>"
-    assert out.splitlines()[2] == f", {SITE}, g,"
+    assert out.splitlines()[2] == f", {call('k<T>')}, {SITE}, g,"
+    text = "void f() {\n  ns::k<T,\n    3> // the kernel\n  <<<g, b>>>(a);\n}\nint after;\n"
+    out = body(text)
+    assert out.count("\n") == text.count("\n")
+    assert out.splitlines()[3] == f", {call('ns::k<T, 3>')}, {SITE}, g, b)(a);"
 
 
 def test_launches_in_comments_and_strings_are_left_alone():

@@ -205,13 +205,13 @@ void index_select_impl(checked_view<const T, R> input, int dim, checked_view<con
   if constexpr (vector > 1 && sizeof(T) * vector == 16) {
     if (aligned && inner % vector == 0) {
       const unsigned threads = static_cast<unsigned>(std::clamp<std::int64_t>(inner / vector, 32, 256));
-      launch({dim3(impl::blocks_for(rows, 1)), dim3(threads), 0, stream, nullptr, where}, index_select_kernel<vector, T, I>, in3,
+      launch<index_select_kernel<vector, T, I>>({dim3(impl::blocks_for(rows, 1)), dim3(threads), 0, stream, nullptr, where}, in3,
              index, out3);
       return;
     }
   }
   const unsigned threads = static_cast<unsigned>(std::clamp<std::int64_t>(inner, 32, 256));
-  launch({dim3(impl::blocks_for(rows, 1)), dim3(threads), 0, stream, nullptr, where}, index_select_kernel<1, T, I>, in3, index,
+  launch<index_select_kernel<1, T, I>>({dim3(impl::blocks_for(rows, 1)), dim3(threads), 0, stream, nullptr, where}, in3, index,
          out3);
 }
 
@@ -234,7 +234,7 @@ void gather_impl(checked_view<const T, R> input, int dim, checked_view<const I, 
   impl::expect_device_memory(fn, "index", index);
   impl::expect_device_memory(fn, "out", out);
   if (out.size() == 0) return;
-  launch({dim3(impl::blocks_for(out.size(), 256)), dim3(256), 0, stream, nullptr, where}, gather_kernel<T, I, R>, input, dim,
+  launch<gather_kernel<T, I, R>>({dim3(impl::blocks_for(out.size(), 256)), dim3(256), 0, stream, nullptr, where}, input, dim,
          index, out);
 }
 
@@ -258,7 +258,7 @@ void scatter_add_impl(checked_view<T, R> out, int dim, checked_view<const I, R> 
   impl::expect_device_memory(fn, "index", index);
   impl::expect_device_memory(fn, "src", src);
   if (index.size() == 0) return;
-  launch({dim3(impl::blocks_for(index.size(), 256)), dim3(256), 0, stream, nullptr, where}, scatter_add_kernel<T, I, R>, out, dim,
+  launch<scatter_add_kernel<T, I, R>>({dim3(impl::blocks_for(index.size(), 256)), dim3(256), 0, stream, nullptr, where}, out, dim,
          index, src);
 }
 
@@ -288,13 +288,13 @@ void masked_rows_impl(checked_view<const T, 2> input, checked_view<const M, 1> m
   device_buffer<std::int64_t> count(1, "masked_rows count", stream);
   const auto block_offsets = offsets.view({blocks});
   if (n != 0) {
-    launch({dim3(static_cast<unsigned>(blocks)), dim3(mask_block), 0, stream, nullptr, where}, mask_counts_kernel<M>,
+    launch<mask_counts_kernel<M>>({dim3(static_cast<unsigned>(blocks)), dim3(mask_block), 0, stream, nullptr, where},
            mask, block_offsets);
   }
-  launch({dim3(1), dim3(scan_threads), 0, stream, nullptr, where}, exclusive_scan_kernel<std::int64_t>, block_offsets,
+  launch<exclusive_scan_kernel<std::int64_t>>({dim3(1), dim3(scan_threads), 0, stream, nullptr, where}, block_offsets,
          count.view());
   if (n != 0) {
-    launch({dim3(static_cast<unsigned>(blocks)), dim3(mask_block), 0, stream, nullptr, where}, mask_positions_kernel<M>,
+    launch<mask_positions_kernel<M>>({dim3(static_cast<unsigned>(blocks)), dim3(mask_block), 0, stream, nullptr, where},
            mask, checked_view<const std::int64_t, 1>(block_offsets), positions.view({n}));
   }
   std::int64_t selected = 0;
@@ -305,7 +305,7 @@ void masked_rows_impl(checked_view<const T, 2> input, checked_view<const M, 1> m
                          " rows)");
   if (selected == 0) return;
   const unsigned threads = static_cast<unsigned>(std::clamp<std::int64_t>(input.extent(1), 32, 256));
-  launch({dim3(impl::blocks_for(input.extent(0), 1)), dim3(threads), 0, stream, nullptr, where}, masked_rows_kernel<T>, input,
+  launch<masked_rows_kernel<T>>({dim3(impl::blocks_for(input.extent(0), 1)), dim3(threads), 0, stream, nullptr, where}, input,
          checked_view<const std::int64_t, 1>(positions.view({n})), out);
 }
 

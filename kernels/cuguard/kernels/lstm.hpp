@@ -141,14 +141,14 @@ void gemm_nt(checked_view<const T, 2> a, checked_view<const T, 2> b, checked_vie
   constexpr int tile = 16;
   const dim3 grid(static_cast<unsigned>((c.extent(1) + tile - 1) / tile),
                   static_cast<unsigned>((c.extent(0) + tile - 1) / tile));
-  launch({grid, dim3(tile, tile), 0, stream, nullptr, where}, gemm_nt_kernel<tile, T>, a, b, bias, c,
+  launch<gemm_nt_kernel<tile, T>>({grid, dim3(tile, tile), 0, stream, nullptr, where}, a, b, bias, c,
          check_finite ? 1 : 0);
 }
 
 template <class T>
 void copy2d(checked_view<const T, 2> src, checked_view<T, 2> dst, cudaStream_t stream,
             const cuda::std::source_location& where) {
-  launch({dim3(blocks_for(dst.size(), 256)), dim3(256), 0, stream, nullptr, where}, copy2d_kernel<T>, src, dst);
+  launch<copy2d_kernel<T>>({dim3(blocks_for(dst.size(), 256)), dim3(256), 0, stream, nullptr, where}, src, dst);
 }
 
 inline std::string weight_name(const char* what, int layer, int direction) {
@@ -262,7 +262,7 @@ void lstm_forward(const lstm_config& config, checked_view<const T, 3> input, che
         const auto gh = gates_h.view({batch, 4 * hidden});
         impl::gemm_nt<T>(h_prev, w.w_hh, w.b_hh, gh, config.check_finite, stream, where);
         const auto h_t = layer_out.select(0, t).slice(1, d * hidden, (d + 1) * hidden);
-        launch({dim3(impl::blocks_for(batch * hidden, 256)), dim3(256), 0, stream, nullptr, where}, lstm_cell_kernel<T>,
+        launch<lstm_cell_kernel<T>>({dim3(impl::blocks_for(batch * hidden, 256)), dim3(256), 0, stream, nullptr, where},
                checked_view<const T, 2>(gx.reshape({seq_len, batch, 4 * hidden}).select(0, t)),
                checked_view<const T, 2>(gh), c_state, h_t, config.check_finite ? 1 : 0);
       }

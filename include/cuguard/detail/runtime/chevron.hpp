@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // What a `kernel<<<grid, block, shared, stream>>>(args)` launch becomes when a .cu file is built
 // by the host compiler under emulation (cuguard_emulate, cuguard.torch): the build's copy of the
-// file calls chevron(kernel, site, grid, block, shared, stream)(args), which is cuguard::launch.
+// file calls chevron(kernel, call, site, grid, block, shared, stream)(args), which is cuguard::launch.
 #pragma once
 
 #include <cuguard/config.hpp>
@@ -55,30 +55,43 @@ inline cuda::std::source_location chevron_site(const char* pretty,
 
 /// How a rewritten launch starts its kernel: cuguard::launch (cuguard::torch has its own).
 struct plain_launch {
-  template <class... Params, class... Args>
-  static void run(const launch_config& config, void (*kernel)(Params...), Args&&... args) {
-    launch(config, kernel, std::forward<Args>(args)...);
+  template <class Call, class... Params, class... Args>
+  static void run(const launch_config& config, void (*kernel)(Params...), Call call, Args&&... args) {
+    launch_calling(config, kernel, call, std::forward<Args>(args)...);
   }
 };
 
-/// `kernel<<<config>>>` waiting for its arguments: `(args...)` launches it through `Launch`.
-template <class Launch, class... Params>
+/// `kernel<<<config>>>` waiting for its arguments: `(args...)` launches it through `Launch`, its
+/// threads running `call` (the kernel named at compile time, or the kernel pointer itself).
+template <class Launch, class Call, class... Params>
 struct chevron_launch {
   void (*kernel)(Params...);
+  Call call;
   launch_config config;
 
   template <class... Args>
   void operator()(Args&&... args) const {
-    Launch::run(config, kernel, std::forward<Args>(args)...);
+    Launch::run(config, kernel, call, std::forward<Args>(args)...);
   }
 };
 
-/// `kernel<<<grid, block, shared_bytes, stream>>>`, launched at `site`.
+/// `kernel<<<grid, block, shared_bytes, stream>>>`, launched at `site`, its threads calling
+/// `call(args...)`: the translator passes a lambda that names the kernel, so that the host
+/// compiler can inline it into the loop over a block's threads.
+template <class Call, class... Params>
+chevron_launch<plain_launch, Call, Params...> chevron(void (*kernel)(Params...), Call call,
+                                                      const cuda::std::source_location& site, dim3 grid, dim3 block,
+                                                      std::size_t shared_bytes = 0, cudaStream_t stream = nullptr) {
+  return {kernel, call, launch_config(grid, block, shared_bytes, stream, nullptr, site)};
+}
+
+/// The same, for a kernel given by an expression (`(pick ? a : b)<<<...>>>`): its threads call the pointer.
 template <class... Params>
-chevron_launch<plain_launch, Params...> chevron(void (*kernel)(Params...), const cuda::std::source_location& site,
-                                                dim3 grid, dim3 block, std::size_t shared_bytes = 0,
-                                                cudaStream_t stream = nullptr) {
-  return {kernel, launch_config(grid, block, shared_bytes, stream, nullptr, site)};
+chevron_launch<plain_launch, void (*)(Params...), Params...> chevron(void (*kernel)(Params...),
+                                                                     const cuda::std::source_location& site, dim3 grid,
+                                                                     dim3 block, std::size_t shared_bytes = 0,
+                                                                     cudaStream_t stream = nullptr) {
+  return chevron(kernel, kernel, site, grid, block, shared_bytes, stream);
 }
 
 } // namespace detail
