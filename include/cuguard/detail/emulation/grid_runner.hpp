@@ -385,7 +385,7 @@ class grid_runner {
   void switch_to_main(bool will_resume);
 
   std::vector<fiber> fibers_;
-  thread_context block_ids_{};        ///< the running block's ids; threadIdx: the running thread's
+  thread_context block_ids_{};        ///< the running block's ids (its thread_idx unkept: seam_.thread)
   platform::emulated_thread seam_{};  ///< the same, as device code reads them (the device seam)
   warp_lanes lanes_; ///< the words of warp-wide exchanges
   std::vector<unsigned> order_; ///< the threads of the block in the order of this pass

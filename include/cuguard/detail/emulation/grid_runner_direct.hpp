@@ -66,9 +66,9 @@ inline bool grid_runner::end_in_order(unsigned& t) {
     stop_in_order();
     return false;
   }
-  // The next thread's, counted on (x fastest): no division. A copy, written whole by show_ids (a
-  // field stored and the whole read back at once would stall the store's forwarding).
-  uint3 idx = block_ids_.thread_idx;
+  // The next thread's, counted on (x fastest): no division. Read field by field (a whole read back
+  // of three stores would stall the stores' forwarding).
+  uint3 idx{seam_.thread[0], seam_.thread[1], seam_.thread[2]};
   if (++idx.x == block_ids_.block_dim.x) {
     idx.x = 0;
     if (++idx.y == block_ids_.block_dim.y) {

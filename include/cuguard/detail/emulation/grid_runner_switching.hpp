@@ -51,7 +51,6 @@ inline void grid_runner::show_ids(unsigned t, const uint3& idx) {
   seam_.thread[1] = idx.y;
   seam_.thread[2] = idx.z;
   ::threadIdx = idx;
-  block_ids_.thread_idx = idx;
 }
 
 inline void grid_runner::leave() {
