@@ -103,6 +103,31 @@ TEST_CASE("an out-of-bounds read in a kernel is an IndexError with the report, a
   CHECK(out[2][7].item<float>() == 15.0f);
 }
 
+TEST_CASE("torch::launch<kernel> runs the kernel named at compile time, its violations raised as IndexError") {
+  const at::Tensor table = at::arange(32, at::kFloat).reshape({4, 8});
+  at::Tensor rows = at::tensor({2, 9}, at::kLong); // 9: past the end
+  at::Tensor out = at::zeros({2, 8});
+  const auto run = [&](bool with_config) {
+    if (with_config) {
+      cuguard::torch::launch<gather_rows>({dim3(2), dim3(32)}, CUGUARD_TORCH_VIEW(table, const float, 2),
+                                          CUGUARD_TORCH_VIEW(rows, const std::int64_t, 1), CUGUARD_TORCH_VIEW(out, float, 2));
+    } else {
+      cuguard::torch::launch<gather_rows>(2, 32, CUGUARD_TORCH_VIEW(table, const float, 2),
+                                          CUGUARD_TORCH_VIEW(rows, const std::int64_t, 1), CUGUARD_TORCH_VIEW(out, float, 2));
+    }
+  };
+  for (const bool with_config : {false, true}) {
+    rows.index_put_({1}, 9);
+    const std::string said = message_of<c10::IndexError>([&] { run(with_config); });
+    CHECK(first_line(said) == "cuguard: out-of-bounds access to 'table' const float[4, 8] at (9, 0): dim 0 index 9 >= extent 4");
+    CHECK(said.find("in gather_rows") != std::string::npos);
+    rows.index_put_({1}, 3);
+    CHECK(message_of<c10::Error>([&] { run(with_config); }) == "no error");
+    CHECK(out[0][0].item<float>() == 16.0f);
+    CHECK(out[1][7].item<float>() == 31.0f);
+  }
+}
+
 TEST_CASE("a violation of an earlier kernel is raised by the next torch::launch, and the one after works") {
   const at::Tensor table = at::arange(32, at::kFloat).reshape({4, 8});
   const at::Tensor bad = at::tensor({5}, at::kLong);
