@@ -115,6 +115,9 @@ namespace detail {
 /// The call of the kernel `Kernel`, named at compile time, with a thread's copy of the arguments.
 template <auto Kernel>
 struct kernel_call {
+  static_assert(std::is_pointer<decltype(Kernel)>::value &&
+                    std::is_function<std::remove_pointer_t<decltype(Kernel)>>::value,
+                "cuguard::launch<kernel>: kernel must name a __global__ function");
   template <class... P>
   void operator()(P&... params) const {
     Kernel(params...);
@@ -128,9 +131,6 @@ struct kernel_call {
 /// on a GPU it is the same launch.
 template <auto Kernel, class... Args>
 void launch(const launch_config& config, Args&&... args) {
-  static_assert(std::is_pointer<decltype(Kernel)>::value &&
-                    std::is_function<std::remove_pointer_t<decltype(Kernel)>>::value,
-                "cuguard::launch<kernel>: kernel must name a __global__ function");
   detail::launch_calling(config, Kernel, detail::kernel_call<Kernel>{}, std::forward<Args>(args)...);
 }
 

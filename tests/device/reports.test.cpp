@@ -557,7 +557,7 @@ TEST_CASE("launch with a config runs the kernel over the whole grid") {
   CHECK(host[50] == 50.0f);
 }
 
-TEST_CASE("launch<kernel> runs the kernel named at compile time, each thread with its own arguments") {
+TEST_CASE("launch<kernel> runs the kernel named at compile time over the grid, in both forms, with its arguments") {
   cuguard::device_buffer<int> buf(100, "counts");
   cuguard::launch<device_tests::count_from>(4, 32, buf.view(), 7);
   cuguard::check();
