@@ -34,9 +34,8 @@ struct thread_context {
   /// The same, as device code reads them through the device seam, with the engine that runs it.
   platform::emulated_thread as_seen_by_device(const platform::emulated_engine* engine,
                                                                  void* runner) const noexcept {
-    return {{block_idx.x, block_idx.y, block_idx.z}, {thread_idx.x, thread_idx.y, thread_idx.z},
-            {grid_dim.x, grid_dim.y, grid_dim.z},    {block_dim.x, block_dim.y, block_dim.z},
-            engine,                                  runner};
+    return {{block_idx.x, block_idx.y, block_idx.z}, {grid_dim.x, grid_dim.y, grid_dim.z},
+            {block_dim.x, block_dim.y, block_dim.z}, engine, runner};
   }
 };
 

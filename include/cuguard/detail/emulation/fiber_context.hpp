@@ -180,11 +180,19 @@ inline bool float_modes_by_sum = amd_processor();
 /// True where the SSE unit does not round to nearest, or flushes denormal results or operands
 /// to zero: the sum above on AMD's processors, MXCSR's mode bits elsewhere. The exception masks,
 /// which only MXCSR tells, are the defaults at each block's start (a fresh scheduler).
-inline bool float_modes_changed() noexcept {
-  if (float_modes_by_sum) return float_modes_changed_by_sum();
+inline bool float_modes_changed_in_mxcsr() noexcept {
   unsigned mxcsr;
   asm volatile("stmxcsr %0" : "=m"(mxcsr));
   return (mxcsr & 0xFFC0u) != 0x1F80u; // flush to zero, rounding, masks, denormals are zero
+}
+inline bool float_modes_changed() noexcept {
+  return float_modes_by_sum ? float_modes_changed_by_sum() : float_modes_changed_in_mxcsr();
+}
+
+/// keep_default_float_modes by the sum, out of line: the loop that runs a block's threads stays
+/// small enough for the host compiler to inline a kernel into it.
+__attribute__((noinline)) inline void keep_default_float_modes_by_sum() noexcept {
+  if (CUGUARD_IMPL_UNLIKELY(float_modes_changed_by_sum())) reset_float_modes();
 }
 
 /// A direct thread returned: the next one starts from the default rounding and denormal modes,
@@ -193,7 +201,11 @@ inline bool float_modes_changed() noexcept {
 /// host_float_state), and would trap where a kernel thread unmasked those exceptions
 /// (feenableexcept: not CUDA device code).
 inline void keep_default_float_modes() noexcept {
-  if (CUGUARD_IMPL_UNLIKELY(float_modes_changed())) reset_float_modes();
+  if (float_modes_by_sum) {
+    keep_default_float_modes_by_sum();
+  } else if (CUGUARD_IMPL_UNLIKELY(float_modes_changed_in_mxcsr())) {
+    reset_float_modes();
+  }
 }
 
 /// The calling OS thread's MXCSR, flags included, saved where an emulated grid starts and put back

@@ -327,7 +327,7 @@ class grid_runner {
   template <void (*Thread)(void*)>
   static void in_order_start(grid_runner& r, void* arg);
   inline void begin_in_order();
-  inline bool end_in_order(unsigned& t);
+  inline bool end_in_order(unsigned& t, uint3& idx);
   inline void stop_in_order();
   void run_direct(unsigned t);
   inline void begin_direct(unsigned t);
@@ -385,7 +385,7 @@ class grid_runner {
   void switch_to_main(bool will_resume);
 
   std::vector<fiber> fibers_;
-  thread_context block_ids_{};        ///< the running block's ids (its thread_idx unkept: seam_.thread)
+  thread_context block_ids_{};        ///< the running block's ids (its thread_idx unkept: ::threadIdx)
   platform::emulated_thread seam_{};  ///< the same, as device code reads them (the device seam)
   warp_lanes lanes_; ///< the words of warp-wide exchanges
   std::vector<unsigned> order_; ///< the threads of the block in the order of this pass
@@ -423,28 +423,11 @@ class grid_runner {
 inline thread_local grid_runner* current_runner = nullptr;
 inline thread_local const thread_context* current_thread = nullptr;
 
-/// What device code asks of the engine through the device seam (detail/platform/device.hpp).
-struct seam_functions {
-  static void exit_thread(void* runner) { static_cast<grid_runner*>(runner)->exit_thread(); }
-  static void trap(void* runner) { static_cast<grid_runner*>(runner)->trap(); }
-  static bool is_shared(void* runner, const void* p) { return static_cast<grid_runner*>(runner)->is_shared(p); }
-  static void note_shared(void* runner, void* p, std::size_t bytes, int count, const source_site& site,
-                          platform::describe_access describe, const void* context) {
-    static_cast<grid_runner*>(runner)->note_shared(p, bytes, count, site,
-                                                   [&](shared_access& a) { describe(a, context); });
-  }
-};
-inline const platform::emulated_engine* grid_runner::seam_engine() noexcept {
-  static constexpr platform::emulated_engine engine{
-      &seam_functions::exit_thread, &seam_functions::trap, &seam_functions::is_shared, &seam_functions::note_shared};
-  return &engine;
-}
-
 } // namespace engine
 } // namespace detail
 CUGUARD_IMPL_END_NAMESPACE
 
-// The runner's switches between the scheduler and its threads, and its direct threads, defined:
-// part of this header.
+// The runner's switches between the scheduler and its threads, the device seam's functions, and
+// its direct threads, defined: part of this header.
 #include <cuguard/detail/emulation/grid_runner_switching.hpp>
 #include <cuguard/detail/emulation/grid_runner_direct.hpp>

@@ -18,16 +18,18 @@ namespace engine {
 // or at a thread that waited before.
 template <void (*Thread)(void*)>
 void grid_runner::in_order_start(grid_runner& r, void* arg) {
-  unsigned t = 0;
   r.begin_in_order();
+  unsigned t = 0;
+  uint3 idx{0, 0, 0}; // t's threadIdx, kept here: the loop alone writes it while in order
   for (;;) {
     try {
       Thread(arg);
     } catch (...) {
       r.error_ = std::current_exception();
+      r.fibers_in_order(); // t ends as a direct thread that threw
     }
-    if (!r.in_order_) break;        // t waited or read other threads' states: a direct thread now
-    if (!r.end_in_order(t)) return; // the block is done, or t threw
+    if (!r.in_order_) break;             // t waited, read other threads' states or threw: a direct thread now
+    if (!r.end_in_order(t, idx)) return; // the block is done
   }
   if (r.end_direct(t)) r.run_direct(t);
 }
@@ -53,22 +55,17 @@ inline void grid_runner::begin_in_order() {
   current_thread = &block_ids_;
   platform::set_running(&seam_);
 }
-// Thread t returned: true with t the next thread, entered; false where t was the block's last, or threw.
-inline bool grid_runner::end_in_order(unsigned& t) {
-  races_.end_segment(t); // a thread that threw ends its segment too: its log is no next launch's
-  if (error_) {
-    stop_in_order();
-    return false;
-  }
-  keep_default_float_modes(); // every thread starts from the default floating-point modes
+// Thread t, of threadIdx idx, returned: true with t the next thread, entered; false where t was
+// the block's last.
+inline bool grid_runner::end_in_order(unsigned& t, uint3& idx) {
+  races_.end_segment(t);
   if (++t == threads_) {
     finished_ = threads_;
     stop_in_order();
     return false;
   }
-  // The next thread's, counted on (x fastest): no division. Read field by field (a whole read back
-  // of three stores would stall the stores' forwarding).
-  uint3 idx{seam_.thread[0], seam_.thread[1], seam_.thread[2]};
+  keep_default_float_modes(); // every thread starts from the default floating-point modes
+  // The next thread's, counted on (x fastest): no division.
   if (++idx.x == block_ids_.block_dim.x) {
     idx.x = 0;
     if (++idx.y == block_ids_.block_dim.y) {
@@ -79,6 +76,7 @@ inline bool grid_runner::end_in_order(unsigned& t) {
   show_ids(t, idx);
   return true;
 }
+// The in-order start ends: the block is done.
 inline void grid_runner::stop_in_order() {
   in_order_ = false;
   clear_running();

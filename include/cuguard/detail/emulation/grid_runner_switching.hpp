@@ -2,7 +2,8 @@
 // grid_runner's switches between the scheduler and the threads it runs, defined: opening the
 // block barrier, the next fiber a waiting thread hands over to, entering and leaving a thread,
 // resuming one, a thread's first frame, the scheduler on a fresh stack, and the runtime's own
-// thread_local state kept out of the race detector.
+// thread_local state kept out of the race detector; and what device code asks of the engine
+// through the device seam.
 #pragma once
 // Part of <cuguard/detail/emulation/grid_runner.hpp>, which includes it after the class.
 
@@ -47,9 +48,6 @@ inline void grid_runner::enter(unsigned t) {
 // once for the block, in prepare).
 inline void grid_runner::show_ids(unsigned t, const uint3& idx) {
   current_ = t;
-  seam_.thread[0] = idx.x;
-  seam_.thread[1] = idx.y;
-  seam_.thread[2] = idx.z;
   ::threadIdx = idx;
 }
 
@@ -128,6 +126,29 @@ inline void grid_runner::entry() {
   self->returned(self->current_);
   self->finish_current();
   self->switch_to_main(false);
+}
+
+/// What device code asks of the engine through the device seam (detail/platform/device.hpp).
+struct seam_functions {
+  static void exit_thread(void* runner) { static_cast<grid_runner*>(runner)->exit_thread(); }
+  static void trap(void* runner) { static_cast<grid_runner*>(runner)->trap(); }
+  static bool is_shared(void* runner, const void* p) { return static_cast<grid_runner*>(runner)->is_shared(p); }
+  static void thread_idx(void*, unsigned (&idx)[3]) { // the OS thread's threadIdx: show_ids keeps it
+    idx[0] = ::threadIdx.x;
+    idx[1] = ::threadIdx.y;
+    idx[2] = ::threadIdx.z;
+  }
+  static void note_shared(void* runner, void* p, std::size_t bytes, int count, const source_site& site,
+                          platform::describe_access describe, const void* context) {
+    static_cast<grid_runner*>(runner)->note_shared(p, bytes, count, site,
+                                                   [&](shared_access& a) { describe(a, context); });
+  }
+};
+inline const platform::emulated_engine* grid_runner::seam_engine() noexcept {
+  static constexpr platform::emulated_engine engine{
+      &seam_functions::exit_thread, &seam_functions::trap, &seam_functions::is_shared, &seam_functions::note_shared,
+      &seam_functions::thread_idx};
+  return &engine;
 }
 
 } // namespace engine

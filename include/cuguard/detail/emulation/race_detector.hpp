@@ -93,6 +93,7 @@ class race_detector {
   void begin_block(uint3 block, unsigned threads) {
     new_epoch();
     block_ = block;
+    ++segment_; // what a thread of the last block logged is no segment of this one
     log_.clear();
     bytes_.clear();
     descriptions_.clear();
@@ -171,9 +172,9 @@ class race_detector {
   }
 
   /// The running thread `t` stops running (it waits, or returned): what it wrote is known now.
-  /// Inline where it logged nothing (every thread with checks off, most without shared views).
+  /// Inline where it logged nothing (every thread with checks off, most without shared views):
+  /// a segment that logged nothing marked no element (cell::logged) and needs no number of its own.
   void end_segment(unsigned t) {
-    ++segment_;
     if (!log_.empty()) end_logged_segment(t);
   }
 
@@ -212,6 +213,7 @@ class race_detector {
     log_.clear();
     bytes_.clear();
     descriptions_.clear();
+    ++segment_;
   }
 
  public:

@@ -43,7 +43,9 @@ CUGUARD_HOST_DEVICE inline position thread_position() noexcept {
   return {{blockIdx.x, blockIdx.y, blockIdx.z}, {threadIdx.x, threadIdx.y, threadIdx.z}};
 #  else
   const emulated_thread& t = *running;
-  return {{t.block[0], t.block[1], t.block[2]}, {t.thread[0], t.thread[1], t.thread[2]}};
+  position p{{t.block[0], t.block[1], t.block[2]}, {0, 0, 0}};
+  t.thread_idx(p.thread);
+  return p;
 #  endif
 }
 

@@ -49,16 +49,20 @@ struct emulated_engine {
   bool (*is_shared)(void* runner, const void* p);               ///< p is in the block's shared memory
   void (*note_shared)(void* runner, void* p, std::size_t bytes, ///< an access for the race detector
                       int count, const source_site& site, describe_access describe, const void* context);
+  void (*thread_idx)(void* runner, unsigned (&idx)[3]); ///< threadIdx of the running thread
 };
 
 /// The emulated thread that runs on this OS thread: its position and its engine.
 struct emulated_thread {
   unsigned block[3];     ///< blockIdx
-  unsigned thread[3];    ///< threadIdx
   unsigned grid[3];      ///< gridDim
   unsigned block_dim[3]; ///< blockDim
   const emulated_engine* engine;
   void* runner;
+
+  /// threadIdx, asked of the engine (only reports read it: the engine writes no copy of it here
+  /// for each thread it runs).
+  void thread_idx(unsigned (&idx)[3]) const { engine->thread_idx(runner, idx); }
 };
 
 /// The emulated thread running on this OS thread; null outside emulated kernels. Set with

@@ -50,9 +50,11 @@ inline void append_allocation_of(text& s, std::uintptr_t address) {
 inline void print_cuda_context(std::uintptr_t address, const char* which) {
   const platform::emulated_thread* t = platform::running;
   if (t == nullptr) return;
+  unsigned thread[3];
+  t->thread_idx(thread);
   text s = "cuguard: ";
   s << which << " is in an emulated kernel: block (" << t->block[0] << ',' << t->block[1] << ',' << t->block[2]
-    << ") thread (" << t->thread[0] << ',' << t->thread[1] << ',' << t->thread[2] << ')';
+    << ") thread (" << thread[0] << ',' << thread[1] << ',' << thread[2] << ')';
   if (const launch_entry* e = known_launch(runtime().launches))
     s << " of " << describe_launch(*e) << " in " << e->where.function_name();
   if (address != 0) append_allocation_of(s, address);

@@ -313,7 +313,9 @@ void record_finding(const scheduler_finding& f, dim3 grid, dim3 block, const Fil
 template <class Fill>
 void record_thread_finding(const platform::emulated_thread& t, const void* pc, const Fill& fill,
                            const device_state& state) {
-  const uint3 block{t.block[0], t.block[1], t.block[2]}, thread{t.thread[0], t.thread[1], t.thread[2]};
+  unsigned idx[3];
+  t.thread_idx(idx);
+  const uint3 block{t.block[0], t.block[1], t.block[2]}, thread{idx[0], idx[1], idx[2]};
   record_finding({block, thread, thread, {nullptr, nullptr, 0, pc}, {"", "", 0}}, dim3(t.grid[0], t.grid[1], t.grid[2]),
                  dim3(t.block_dim[0], t.block_dim[1], t.block_dim[2]), fill, state);
 }
