@@ -39,6 +39,17 @@ struct thread_context {
   }
 };
 
+/// `idx` becomes the next thread's threadIdx in a block of `dim` (x fastest): counted on, no division.
+inline void next_thread_idx(uint3& idx, const dim3& dim) noexcept {
+  if (++idx.x == dim.x) {
+    idx.x = 0;
+    if (++idx.y == dim.y) {
+      idx.y = 0;
+      ++idx.z;
+    }
+  }
+}
+
 /// Throws std::invalid_argument for a launch configuration that a GPU refuses.
 inline void check_launch_configuration(dim3 grid, dim3 block) {
   const std::size_t threads = std::size_t{block.x} * block.y * block.z;

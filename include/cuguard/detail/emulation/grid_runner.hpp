@@ -226,13 +226,14 @@ class grid_runner {
   // Threads [from, threads_) of the block, none started; and the order of the first pass.
   void prepare_fibers(unsigned from) {
     const dim3 block = block_ids_.block_dim;
-    const bool flat = block.y == 1 && block.z == 1; // no division for the usual 1-D block
+    uint3 idx{from % block.x, from / block.x % block.y, from / (block.x * block.y)}; // then counted on: no division
     for (unsigned t = from; t < threads_; ++t) {
       fiber& f = fibers_[t];
       f.st = fiber_state::ready; // mask, call and site: written where the thread waits, read only then
       f.stack = -1;              // on_scheduler_stack: written where it starts (begin_direct, start)
       f.fake_stack = nullptr;
-      f.thread_idx = flat ? uint3{t, 0, 0} : uint3{t % block.x, (t / block.x) % block.y, t / (block.x * block.y)};
+      f.thread_idx = idx;
+      next_thread_idx(idx, block);
     }
     schedule_.order_threads(order_.data(), threads_, draw_);
   }
@@ -240,7 +241,7 @@ class grid_runner {
   void start(fiber& f) {
     f.on_scheduler_stack = false;
     f.stack = stacks_.take();
-    make_context(f.context, stacks_.bottom(f.stack), stack_pool::stack_size(), &grid_runner::entry);
+    make_context(f.context, stacks_.bottom(f.stack), stacks_.size(), &grid_runner::entry);
   }
 
   // The running thread is done: its stack is free once the scheduler switched away from it.
@@ -318,7 +319,7 @@ class grid_runner {
   // A scheduler on a fresh stack (scheduler_stack_): its context, to switch to.
   void* new_scheduler() {
     scheduler_stack_ = stacks_.take();
-    return new_context(stacks_.bottom(scheduler_stack_), stack_pool::stack_size(), &grid_runner::scheduler_entry);
+    return new_context(stacks_.bottom(scheduler_stack_), stacks_.size(), &grid_runner::scheduler_entry);
   }
   static void scheduler_entry();
 
@@ -353,6 +354,7 @@ class grid_runner {
     if (returned_ < 0 || t < static_cast<unsigned>(returned_)) returned_ = static_cast<int>(t);
   }
   inline void enter(unsigned t);
+  inline void hand_over(unsigned t);
   inline void show_ids(unsigned t, const uint3& idx);
   /// What device code asks of this engine through the device seam (defined below the class).
   static inline const platform::emulated_engine* seam_engine() noexcept;

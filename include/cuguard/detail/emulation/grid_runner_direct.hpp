@@ -65,14 +65,7 @@ inline bool grid_runner::end_in_order(unsigned& t, uint3& idx) {
     return false;
   }
   keep_default_float_modes(); // every thread starts from the default floating-point modes
-  // The next thread's, counted on (x fastest): no division.
-  if (++idx.x == block_ids_.block_dim.x) {
-    idx.x = 0;
-    if (++idx.y == block_ids_.block_dim.y) {
-      idx.y = 0;
-      ++idx.z;
-    }
-  }
+  next_thread_idx(idx, block_ids_.block_dim);
   show_ids(t, idx);
   return true;
 }
@@ -142,11 +135,13 @@ __attribute__((noinline)) inline void grid_runner::leave_scheduler_stack(fiber& 
 // it, and resumed the thread since): the stack is free once this thread switched away for the
 // last time. Hands over to the next fiber of the pass, or to the scheduler.
 __attribute__((noinline)) inline void grid_runner::resumed_direct_done(fiber& f) {
-  clear_running();
   stacks_.give_back(f.stack);
   void* discard = nullptr;
   const int next = next_fiber_of_pass(); // handed over as switch_to_main does
-  if (next >= 0) enter(static_cast<unsigned>(next));
+  if (next >= 0)
+    hand_over(static_cast<unsigned>(next));
+  else
+    clear_running();
   cuguard_impl_fiber_switch(&discard, next >= 0 ? fibers_[static_cast<unsigned>(next)].context.sp : main_.sp);
   std::abort(); // unreachable
 }

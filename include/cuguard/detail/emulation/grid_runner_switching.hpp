@@ -44,6 +44,9 @@ inline void grid_runner::enter(unsigned t) {
   platform::set_running(&seam_);
 }
 
+// A running thread hands over to thread t: the running-thread pointers stay as they are.
+inline void grid_runner::hand_over(unsigned t) { show_ids(t, fibers_[t].thread_idx); }
+
 // Thread t, of threadIdx `idx`, is the one running (blockIdx, blockDim and gridDim: written
 // once for the block, in prepare).
 inline void grid_runner::show_ids(unsigned t, const uint3& idx) {
@@ -74,7 +77,7 @@ inline void grid_runner::scheduler_entry() {
 __attribute__((noinline)) inline void grid_runner::resume(unsigned t) {
   if (fibers_[t].stack < 0) start(fibers_[t]);
   enter(t);
-  asan_leaving(&main_fake_stack_, stacks_.bottom(fibers_[t].stack), stack_pool::stack_size());
+  asan_leaving(&main_fake_stack_, stacks_.bottom(fibers_[t].stack), stacks_.size());
   switch_context(main_, fibers_[t].context);
   asan_arrived(main_fake_stack_, nullptr, nullptr);
   current_thread = nullptr;
@@ -103,7 +106,7 @@ inline void grid_runner::switch_to_main(bool will_resume) {
   // before, as the scheduler would resume it: one switch, not two.
   const int next = next_fiber_of_pass();
   if (next >= 0) {
-    enter(static_cast<unsigned>(next));
+    hand_over(static_cast<unsigned>(next));
     switch_context(f.context, fibers_[static_cast<unsigned>(next)].context);
     return;
   }

@@ -44,11 +44,14 @@ class stack_pool {
   /// At least `stacks` stacks, none handed out (a new block); throws std::bad_alloc when the
   /// mapping fails.
   void reset(std::size_t stacks) {
-    free_.clear();
+    free_count_ = 0;
     started_ = 0;
     if (capacity_ >= stacks) return;
+    free_.resize(stacks); // no more stacks are given back than handed out
     if (base_ != nullptr) ::munmap(base_, bytes_);
-    const std::size_t slot = stack_size() + page_size();
+    size_ = stack_size();
+    page_ = page_size();
+    const std::size_t slot = size_ + page_;
     bytes_ = slot * stacks;
     void* p = ::mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) {
@@ -57,23 +60,20 @@ class stack_pool {
       throw std::bad_alloc();
     }
     base_ = static_cast<char*>(p);
-    for (std::size_t t = 0; t < stacks; ++t) ::mprotect(base_ + t * slot, page_size(), PROT_NONE);
+    for (std::size_t t = 0; t < stacks; ++t) ::mprotect(base_ + t * slot, page_, PROT_NONE);
     capacity_ = stacks;
   }
 
   /// A stack that no running fiber uses: the last one given back, else one not used yet.
-  int take() {
-    if (free_.empty()) return started_++;
-    const int s = free_.back();
-    free_.pop_back();
-    return s;
-  }
+  int take() { return free_count_ == 0 ? started_++ : free_[--free_count_]; }
 
   /// Stack `s` is free once the fiber on it has been switched away from for the last time.
-  void give_back(int s) { free_.push_back(s); }
+  void give_back(int s) { free_[free_count_++] = s; }
 
-  /// The lowest address of stack `s` (it grows down from bottom(s) + stack_size()).
-  char* bottom(int s) const { return base_ + static_cast<std::size_t>(s) * (stack_size() + page_size()) + page_size(); }
+  /// The lowest address of stack `s` (it grows down from bottom(s) + size()).
+  char* bottom(int s) const { return base_ + static_cast<std::size_t>(s) * (size_ + page_) + page_; }
+  /// Bytes of each stack (stack_size(), read once: no look at its guard for each stack handed out).
+  std::size_t size() const noexcept { return size_; }
 
  private:
   static std::size_t page_size() {
@@ -82,9 +82,12 @@ class stack_pool {
   }
 
   char* base_ = nullptr;
+  std::size_t size_ = 0; ///< stack_size()
+  std::size_t page_ = 0; ///< page_size(), the guard below each stack
   std::size_t bytes_ = 0;
   std::size_t capacity_ = 0;
-  std::vector<int> free_; ///< stacks of fibers that finished, the last one last
+  std::vector<int> free_;     ///< [0, free_count_): stacks of fibers that finished, the last one last
+  std::size_t free_count_ = 0;
   int started_ = 0;       ///< stacks handed out since reset
 };
 
