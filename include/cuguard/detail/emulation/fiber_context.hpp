@@ -177,16 +177,13 @@ inline bool amd_processor() noexcept {
 /// it to try both ways on one processor.
 inline bool float_modes_by_sum = amd_processor();
 
-/// True where the SSE unit does not round to nearest, or flushes denormal results or operands
-/// to zero: the sum above on AMD's processors, MXCSR's mode bits elsewhere. The exception masks,
-/// which only MXCSR tells, are the defaults at each block's start (a fresh scheduler).
+/// The same told by MXCSR's mode bits (and its exception masks, which only MXCSR tells: on AMD's
+/// processors, where the sum is used, they are the defaults at each block's start, a fresh
+/// scheduler).
 inline bool float_modes_changed_in_mxcsr() noexcept {
   unsigned mxcsr;
   asm volatile("stmxcsr %0" : "=m"(mxcsr));
   return (mxcsr & 0xFFC0u) != 0x1F80u; // flush to zero, rounding, masks, denormals are zero
-}
-inline bool float_modes_changed() noexcept {
-  return float_modes_by_sum ? float_modes_changed_by_sum() : float_modes_changed_in_mxcsr();
 }
 
 /// keep_default_float_modes by the sum, out of line: the loop that runs a block's threads stays
@@ -196,10 +193,10 @@ __attribute__((noinline)) inline void keep_default_float_modes_by_sum() noexcept
 }
 
 /// A direct thread returned: the next one starts from the default rounding and denormal modes,
-/// whatever it left. On AMD's processors the sum raises the inexact and denormal flags (the threads
-/// of a block share the exception flags; the host thread's are its own again after the grid:
-/// host_float_state), and would trap where a kernel thread unmasked those exceptions
-/// (feenableexcept: not CUDA device code).
+/// whatever it left, told by the sum on AMD's processors and by MXCSR elsewhere. The sum raises
+/// the inexact and denormal flags (the threads of a block share the exception flags; the host
+/// thread's are its own again after the grid: host_float_state), and would trap where a kernel
+/// thread unmasked those exceptions (feenableexcept: not CUDA device code).
 inline void keep_default_float_modes() noexcept {
   if (float_modes_by_sum) {
     keep_default_float_modes_by_sum();
