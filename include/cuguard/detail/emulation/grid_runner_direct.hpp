@@ -38,6 +38,8 @@ void grid_runner::in_order_start(grid_runner& r, void* arg) {
 // loop, each next thread of the pass while it has not started either. Returns to run_passes at
 // the pass's end or at a thread that waited before.
 __attribute__((noinline)) inline void grid_runner::run_direct(unsigned t) {
+  current_thread = &block_ids_; // once: end_direct leaves them set for the next direct thread
+  platform::set_running(&seam_);
   do {
     begin_direct(t);
     try {
@@ -90,12 +92,12 @@ __attribute__((noinline)) inline void grid_runner::write_fibers_in_order() {
   pass_ran_ = true;
 }
 
-// Thread t runs as a call on the scheduler's stack.
+// Thread t runs as a call on the scheduler's stack (the running-thread pointers: run_direct's).
 inline void grid_runner::begin_direct(unsigned t) {
   fiber& f = fibers_[t];
   f.stack = scheduler_stack_;
   f.on_scheduler_stack = true;
-  enter(t);
+  hand_over(t);
 }
 
 // Direct thread t returned: true with t the next thread of the pass where it has not started

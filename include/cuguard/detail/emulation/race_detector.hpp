@@ -350,18 +350,16 @@ class race_detector {
     return static_cast<std::size_t>((static_cast<std::uint64_t>(addr) * 0x9e3779b97f4a7c15ull) >> 17) & mask;
   }
   std::size_t lookup(std::uintptr_t addr) const noexcept {
-    if (table_.empty()) return npos;
-    const std::size_t mask = table_.size() - 1;
-    for (std::size_t i = hash(addr, mask);; i = (i + 1) & mask) {
+    if (count_ == 0) return npos; // (also where the table is not made yet)
+    for (std::size_t i = hash(addr, mask_);; i = (i + 1) & mask_) {
       if (table_[i].addr == addr) return i;
       if (table_[i].addr == 0) return npos;
     }
   }
   std::size_t insert(std::uintptr_t addr, std::size_t bytes) {
     if ((count_ + 1) * 2 > table_.size()) grow();
-    const std::size_t mask = table_.size() - 1;
-    std::size_t i = hash(addr, mask);
-    while (table_[i].addr != 0) i = (i + 1) & mask;
+    std::size_t i = hash(addr, mask_);
+    while (table_[i].addr != 0) i = (i + 1) & mask_;
     table_[i].addr = addr;
     table_[i].bytes = bytes;
     ++count_;
@@ -370,11 +368,11 @@ class race_detector {
   void grow() {
     std::vector<cell> old(table_.size() < 64 ? 128 : table_.size() * 2);
     old.swap(table_);
-    const std::size_t mask = table_.size() - 1;
+    mask_ = table_.size() - 1;
     for (const cell& c : old) {
       if (c.addr == 0) continue;
-      std::size_t i = hash(c.addr, mask);
-      while (table_[i].addr != 0) i = (i + 1) & mask;
+      std::size_t i = hash(c.addr, mask_);
+      while (table_[i].addr != 0) i = (i + 1) & mask_;
       table_[i] = c;
     }
     for (logged_access& l : log_) l.cell = lookup(l.addr); // the running segment's cells moved
@@ -382,6 +380,7 @@ class race_detector {
 
   std::vector<cell> table_;           ///< every element views reached, by address (open addressing)
   std::size_t count_ = 0;             ///< elements in table_
+  std::size_t mask_ = 0;              ///< table_.size() - 1 (a power of two less one), once made
   std::vector<reader> readers_;       ///< the reads since the last barrier
   std::vector<logged_access> log_;    ///< the running segment's first access of each element
   std::vector<shared_access> descriptions_; ///< those of log_'s accesses a report may name
