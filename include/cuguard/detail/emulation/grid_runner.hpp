@@ -349,6 +349,7 @@ class grid_runner {
   // scheduler runs outside any thread (clear_running).
   inline void leave();
   inline void clear_running();
+  inline void set_running();
   // Thread t returned from the kernel: the lowest such thread since the barrier, whatever the schedule.
   void returned(unsigned t) {
     if (returned_ < 0 || t < static_cast<unsigned>(returned_)) returned_ = static_cast<int>(t);

@@ -38,8 +38,7 @@ void grid_runner::in_order_start(grid_runner& r, void* arg) {
 // loop, each next thread of the pass while it has not started either. Returns to run_passes at
 // the pass's end or at a thread that waited before.
 __attribute__((noinline)) inline void grid_runner::run_direct(unsigned t) {
-  current_thread = &block_ids_; // once: end_direct leaves them set for the next direct thread
-  platform::set_running(&seam_);
+  set_running(); // once: end_direct leaves the pointers set for the next direct thread
   do {
     begin_direct(t);
     try {
@@ -54,8 +53,7 @@ __attribute__((noinline)) inline void grid_runner::run_direct(unsigned t) {
 // waits (in_order_ is cleared and the fibers are written: fibers_in_order) or all returned.
 inline void grid_runner::begin_in_order() {
   show_ids(0, uint3{0, 0, 0});
-  current_thread = &block_ids_;
-  platform::set_running(&seam_);
+  set_running();
 }
 // Thread t, of threadIdx idx, returned: true with t the next thread, entered; false where t was
 // the block's last.

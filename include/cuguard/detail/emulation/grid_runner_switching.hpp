@@ -39,13 +39,18 @@ inline int grid_runner::next_fiber_of_pass() {
 }
 
 inline void grid_runner::enter(unsigned t) {
-  show_ids(t, fibers_[t].thread_idx);
-  current_thread = &block_ids_;
-  platform::set_running(&seam_);
+  hand_over(t);
+  set_running();
 }
 
 // A running thread hands over to thread t: the running-thread pointers stay as they are.
 inline void grid_runner::hand_over(unsigned t) { show_ids(t, fibers_[t].thread_idx); }
+
+// A thread of this runner runs on this OS thread (clear_running undoes it).
+inline void grid_runner::set_running() {
+  current_thread = &block_ids_;
+  platform::set_running(&seam_);
+}
 
 // Thread t, of threadIdx `idx`, is the one running (blockIdx, blockDim and gridDim: written
 // once for the block, in prepare).
@@ -80,8 +85,7 @@ __attribute__((noinline)) inline void grid_runner::resume(unsigned t) {
   asan_leaving(&main_fake_stack_, stacks_.bottom(fibers_[t].stack), stacks_.size());
   switch_context(main_, fibers_[t].context);
   asan_arrived(main_fake_stack_, nullptr, nullptr);
-  current_thread = nullptr;
-  platform::set_running(nullptr);
+  clear_running();
 }
 
 inline void grid_runner::protect_runtime() {

@@ -101,11 +101,10 @@ CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE void write_position(record& r) {
                : "memory");
 #  else
   const platform::emulated_thread& t = *platform::running;
-  unsigned thread[3];
-  t.thread_idx(thread);
+  const platform::position at = platform::thread_position();
   for (int a = 0; a < 3; ++a) {
-    r.v.block[a] = t.block[a];
-    r.v.thread[a] = thread[a];
+    r.v.block[a] = at.block[a];
+    r.v.thread[a] = at.thread[a];
     r.v.launch.grid[a] = t.grid[a];
     r.v.launch.block[a] = t.block_dim[a];
   }
