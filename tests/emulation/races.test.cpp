@@ -160,6 +160,40 @@ __global__ void store_then_read(cuguard::checked_view<int, 1> out) {
   else out(threadIdx.x) = cell(1);
 }
 
+// Lane 0 stores the element; after the warp's __syncwarp() every lane reads it, lane 0 too:
+// the __syncwarp() orders the store before each read, lane 0's own included.
+__global__ void store_sync_read(cuguard::checked_view<int, 1> out) {
+  __shared__ int storage[1];
+  const auto v = cuguard::make_view(storage, {1}, "value");
+  if (threadIdx.x == 0) v(0) = 42;
+  __syncwarp();
+  out(threadIdx.x) = v(0);
+}
+
+// Thread 0 stores 7 in the tile's first element; thread 1 reads it after a barrier (`synced`)
+// or with none.
+__global__ void store_seven(cuguard::checked_view<int, 1> out, bool synced) {
+  __shared__ int storage[2];
+  const auto tile = cuguard::make_view(storage, {2}, "tile");
+  if (threadIdx.x == 0) tile(0) = 7;
+  if (synced) __syncthreads();
+  if (threadIdx.x == 1) out(0) = tile(0);
+}
+
+struct pair {
+  int first;
+  int second;
+};
+// Thread 0 adds to the element's second member with an atomic, and nothing else touches it
+// before thread 1 reads the element's first member: a change made only by an atomic races with
+// nothing.
+__global__ void atomic_member_then_read(cuguard::checked_view<int, 1> out) {
+  __shared__ pair storage[1];
+  const auto p = cuguard::make_view(storage, {1}, "pair");
+  if (threadIdx.x == 0) atomicAdd(&p(0).second, 1);
+  if (threadIdx.x == 1) out(0) = p(0).first;
+}
+
 } // namespace race_tests
 
 #  if CUGUARD_IMPL_CHECKS
@@ -297,6 +331,36 @@ TEST_CASE("shared memory used correctly reports no race: atomics, __syncwarp(), 
         for (std::size_t col = 0; col < 8; ++col) CHECK(y[col * 32 + r] == x[r * 8 + col]);
     });
   }
+}
+
+TEST_CASE("a store ordered by __syncwarp() before the lanes' reads, the storing lane's own included, is no race") {
+  for (const char* order : {"forward", "reverse", "random:7"}) {
+    CAPTURE(order);
+    cuguard::device_buffer<int> out(32, "out");
+    device_test_support::under_schedule(order, [&] { cuguard::launch(race_tests::store_sync_read, 1, 32, out.view()); });
+    CHECK(!device_test_support::checked().thrown);
+    for (int v : out.to_host()) CHECK(v == 42);
+  }
+}
+
+TEST_CASE("a store that one thread alone made is filled anew at the next launch's blocks: the same store races there") {
+  cuguard::device_buffer<int> out(1, "out");
+  device_test_support::under_schedule("forward", [&] {
+    cuguard::launch(race_tests::store_seven, 1, 2, out.view(), true); // no other thread touches it before the barrier
+    CHECK(!device_test_support::checked().thrown);
+    cuguard::launch(race_tests::store_seven, 1, 2, out.view(), false); // 7 is there: only the pattern shows the store
+  });
+  const cuguard_test::caught c = device_test_support::checked();
+  REQUIRE(c.thrown);
+  CHECK(c.report.kind == cuguard::violation_kind::shared_race);
+  CHECK(c.report.thread[0] == 1);
+  CHECK(c.report.other_thread[0] == 0);
+}
+
+TEST_CASE("an atomic on a member that is not the element's first, alone, races with no read of the element") {
+  cuguard::device_buffer<int> out(1, "out");
+  device_test_support::under_schedule("forward", [&] { cuguard::launch(race_tests::atomic_member_then_read, 1, 2, out.view()); });
+  CHECK(!device_test_support::checked().thrown);
 }
 
 TEST_CASE("atomics on a member of a shared element race with nothing") {

@@ -193,7 +193,8 @@ class grid_runner {
   /// memory whole. `describe` as race_detector::access takes it.
   template <class Describe>
   void note_shared(void* p, std::size_t bytes, int count, const source_site& site, const Describe& describe) {
-    races_.access(p, bytes, count, site, describe, [this](std::uintptr_t a, std::size_t n) { return shared_.holds(a, n); });
+    const auto admit = [this](std::uintptr_t a, std::size_t n) { return shared_.holds(a, n); };
+    races_.access(current_, p, bytes, count, site, describe, admit);
   }
 
  private:

@@ -4,19 +4,28 @@
 //
 // The threads of a block run one at a time on one OS thread, each until it waits at a barrier
 // or a warp-wide operation, or returns (a segment). Within a segment nothing but the running
-// thread changes shared memory, so what it wrote is what differs, at the segment's end, from
-// what the element held at its first access in the segment. Two accesses of one element by
-// two threads race when one of them wrote it and no barrier orders them: no __syncthreads()
-// since both, and for two lanes of one warp no __syncwarp() (or warp-wide operation) either.
-// An element changed only by atomics races with nothing. A store that leaves the element's
-// bytes as they were is not seen as a write; so that a block's stores show even when they store
-// what an earlier block (or launch) left there, the elements that views stored to in this launch
-// or the last one are filled with 0xCD bytes at the start of each block, as a GPU leaves shared
-// memory undefined there. Elements are told apart by address: views of one array with element
-// types of other sizes are not held against each other.
+// thread changes shared memory, so what it wrote is what differs from what the element held at
+// its first access. Two accesses of one element by two threads race when one of them wrote it
+// and no barrier orders them: no __syncthreads() since both, and for two lanes of one warp no
+// __syncwarp() (or warp-wide operation) either. An element changed only by atomics races with
+// nothing.
+//
+// Most elements are touched by one thread between two barriers (a tile's element is stored by
+// one thread, and read by another after the barrier): such an element costs a lookup and, at its
+// first access, a copy of its value (race_cells.hpp); what that thread did is worked out only
+// where a second thread comes, and nothing is done for it at the barrier. From the second
+// accessor on, each segment logs the element's value at its first access, and at the segment's
+// end the element's writer and readers since the barrier are kept.
+//
+// A store that leaves the element's bytes as they were is not seen as a write; so that a block's
+// stores show even when they store what an earlier block (or launch) left there, the elements
+// that views stored to in this launch or the last one are filled with 0xCD bytes at the start of
+// each block, as a GPU leaves shared memory undefined there. Elements are told apart by address:
+// views of one array with element types of other sizes are not held against each other.
 #pragma once
 
 #include <cuguard/config.hpp>
+#include <cuguard/detail/emulation/race_cells.hpp>
 #include <cuguard/detail/platform/emulated_thread.hpp>
 #include <cuguard/violation.hpp>
 
@@ -66,20 +75,8 @@ class race_detector {
     const auto outside = [&](std::uintptr_t addr, std::size_t bytes) {
       return old_bytes == 0 || addr + bytes <= begin || addr >= end;
     };
-    fill_before_.clear();
-    for (const element& e : fill_now_)
-      if (outside(e.addr, e.bytes)) fill_before_.push_back(e);
-    fill_now_.clear();
-    fill_changed_ = true;
-    if (old_bytes == 0) return;
-    bool any = false;
-    for (const cell& c : table_) any = any || (c.addr != 0 && !outside(c.addr, c.bytes));
-    if (!any) return;
-    std::vector<cell> old(table_.size());
-    old.swap(table_);
-    count_ = 0;
-    for (const cell& c : old)
-      if (c.addr != 0 && outside(c.addr, c.bytes)) table_[insert(c.addr, c.bytes)].written_launch = c.written_launch;
+    fill_.begin_grid(outside);
+    if (old_bytes != 0) cells_.keep_only([&](const race_cell& c) { return outside(c.addr, c.bytes); });
   }
 
   /// Memory that is never shared memory of a kernel (the scheduler's own thread_local state):
@@ -93,78 +90,56 @@ class race_detector {
   void begin_block(uint3 block, unsigned threads) {
     new_epoch();
     block_ = block;
-    ++segment_; // what a thread of the last block logged is no segment of this one
-    log_.clear();
-    bytes_.clear();
-    descriptions_.clear();
-    warp_epochs_.assign((threads + 31) / 32, 0);
-    if (fill_changed_) merge_fills();
-    for (const element& e : fill_) std::memset(reinterpret_cast<void*>(e.addr), 0xCD, e.bytes);
+    forget_segment(); // what a thread of the last block logged is no segment of this one
+    warp_sync_.assign((threads + 31) / 32, 0);
+    fill_.apply();
   }
 
   /// Every live thread of the block passed a __syncthreads(): what came before is ordered.
   void block_barrier() noexcept { new_epoch(); }
   /// The lanes of warp `w` passed a warp barrier together.
-  void warp_barrier(unsigned w) noexcept { ++warp_epochs_[w]; }
+  void warp_barrier(unsigned w) noexcept { warp_sync_[w] = ++sync_; }
 
-  /// The running thread accesses `count` elements of `bytes` each from `p` (a vector access
+  /// The running thread `t` accesses `count` elements of `bytes` each from `p` (a vector access
   /// counts its elements one by one) at `site`. `describe(a)` fills in the access, as a report
-  /// would name it, where a report may need it: the first access of an element in a segment,
-  /// where another access of it since the last barrier is known (the index it gives is the first
-  /// element's). An element only one thread touched costs a lookup and its snapshot. An element is
-  /// watched only where `admit(address, bytes)` says it lies in shared memory whole: an oversized
-  /// view is not followed past it.
+  /// would name it, where a report may need it: where another thread's access of the element
+  /// since the last barrier is known (the index it gives is the first element's). An element one
+  /// thread alone touched since the barrier costs a lookup, and at that thread's first access a
+  /// copy of its value. An element is watched only where `admit(address, bytes)` says it lies in
+  /// shared memory whole: an oversized view is not followed past it.
   template <class Describe, class Admit>
-  void access(void* p, std::size_t bytes, int count, const source_site& site, const Describe& describe,
+  void access(unsigned t, void* p, std::size_t bytes, int count, const source_site& site, const Describe& describe,
               const Admit& admit) {
+    const std::uint64_t sync = warp_sync_[t / 32];
+    stamp_ = (std::max(epoch_, sync) << 10) | t; // threads < 1024
+    dirty_ = true;
     for (int k = 0; k < count; ++k) {
       const std::uintptr_t addr = reinterpret_cast<std::uintptr_t>(p) + static_cast<std::size_t>(k) * bytes;
-      std::size_t i = lookup(addr);
-      if (i == npos) {
-        if (!admit(addr, bytes) || is_protected(addr, bytes)) continue;
-        i = insert(addr, bytes);
+      const std::size_t i = cells_.find(addr);
+      if (i != race_cells::npos) {
+        race_cell& c = cells_[i];
+        if (c.stamp == stamp_) continue; // this thread touched it in this sync state already
+        if (c.epoch != epoch_ && c.bytes <= sizeof c.before) {
+          first_access(c, i, sync, site);
+          continue;
+        }
       }
-      cell& c = table_[i];
-      if (c.logged == segment_ + 1) continue; // this segment has its value already
-      c.logged = segment_ + 1;
-      c.log = log_.size();
-      int description = -1;
-      // A race of this access is found at the segment's end against the accesses the element
-      // has now (no other thread runs before): none since the barrier, no race, no description.
-      if (c.epoch == epoch_ && (c.writer >= 0 || c.readers >= 0)) {
-        description = static_cast<int>(descriptions_.size());
-        descriptions_.emplace_back();
-        describe(descriptions_.back());
-        descriptions_.back().index[descriptions_.back().rank - 1] += k;
-      }
-      logged_access& l = log_.emplace_back();
-      l.addr = addr;
-      l.cell = i;
-      l.bytes = bytes;
-      l.atomic = false;
-      l.description = description;
-      l.site = site;
-      const auto* from = reinterpret_cast<const unsigned char*>(addr);
-      if (bytes <= sizeof l.small) {
-        copy_small(l.small, from, bytes);
-      } else {
-        l.snapshot = bytes_.size();
-        bytes_.insert(bytes_.end(), from, from + bytes);
-      }
+      other_access(i, addr, bytes, k, sync, site, describe, admit);
     }
   }
 
   /// The running thread runs an atomic operation on `p`: if a view reached the element that
   /// holds `p` in this segment, the change is the atomic's (atomics race with nothing).
   void atomic(const void* p) noexcept {
-    if (log_.empty()) return;
+    if (!dirty_) return;
     const auto a = reinterpret_cast<std::uintptr_t>(p);
-    const std::size_t i = lookup(a);
-    if (i != npos && table_[i].logged == segment_ + 1) {
-      log_[table_[i].log].atomic = true;
-      return;
+    const std::size_t i = cells_.find(a);
+    if (i != race_cells::npos && mark_atomic(cells_[i])) return;
+    for (std::uintptr_t k = 1; k < sizeof(race_cell::before) && k <= a; ++k) { // a member of an element
+      const std::size_t j = cells_.find(a - k);
+      if (j != race_cells::npos && cells_[j].bytes > k && mark_atomic(cells_[j])) return;
     }
-    for (logged_access& l : log_) // a member of an element, or a part of a vector
+    for (logged_access& l : log_) // of a large element, or a part of a vector
       if (a >= l.addr && a - l.addr < l.bytes) {
         l.atomic = true;
         return;
@@ -172,83 +147,36 @@ class race_detector {
   }
 
   /// The running thread `t` stops running (it waits, or returned): what it wrote is known now.
-  /// Inline where it logged nothing (every thread with checks off, most without shared views):
-  /// a segment that logged nothing marked no element (cell::logged) and needs no number of its own.
+  /// Inline where it touched nothing (every thread with checks off, most without shared views).
   void end_segment(unsigned t) {
-    if (!log_.empty()) end_logged_segment(t);
+    if (!dirty_) return;
+    if (!touched_.empty() || !log_.empty()) return end_touching_segment(t);
+    dirty_ = false; // (no cell was logged: the segment needs no number of its own)
+    stamp_ = 0;
   }
 
- private:
-  __attribute__((noinline)) void end_logged_segment(unsigned t) {
-    const std::uint32_t my_warp_epoch = warp_epochs_[t / 32];
-    for (const logged_access& l : log_) {
-      cell& c = table_[l.cell];
-      if (c.epoch != epoch_) { // nothing of this element since the last barrier
-        c.epoch = epoch_;
-        c.writer = -1;
-        c.readers = -1;
-      }
-      if (l.atomic) continue;
-      const bool wrote = changed(l);
-      if (c.writer >= 0 && !ordered(c.writer, c.writer_warp_epoch, t))
-        found(t, wrote ? race_order::write_after_write : race_order::read_after_write, l, c.writer, c.writer_site);
-      if (wrote) {
-        for (int r = c.readers; r >= 0 && !(race_.found && race_across_); r = readers_[static_cast<std::size_t>(r)].next) {
-          const reader& e = readers_[static_cast<std::size_t>(r)];
-          if (!ordered(e.thread, e.warp_epoch, t)) found(t, race_order::write_after_read, l, e.thread, e.site);
-        }
-        c.writer = static_cast<int>(t);
-        c.writer_warp_epoch = my_warp_epoch;
-        c.writer_site = l.site;
-        if (c.written_launch != launch_) {
-          c.written_launch = launch_;
-          fill_now_.push_back(element{l.addr, l.bytes});
-          fill_changed_ = true;
-        }
-      } else {
-        readers_.push_back(reader{static_cast<int>(t), my_warp_epoch, l.site, c.readers});
-        c.readers = static_cast<int>(readers_.size() - 1);
-      }
-    }
-    log_.clear();
-    bytes_.clear();
-    descriptions_.clear();
-    ++segment_;
-  }
-
- public:
   /// The grid's first race between two warps, else its first race (found false: none).
   const shared_race& first() const noexcept { return race_; }
 
  private:
-  static constexpr std::size_t npos = ~std::size_t{0};
-  struct cell {
-    std::uintptr_t addr = 0;         ///< 0: empty
-    std::size_t bytes = 0;
-    std::uint64_t epoch = 0;         ///< the block epoch its writer and readers belong to
-    std::uint64_t logged = 0;        ///< segment + 1 in which it was logged last
-    std::uint64_t written_launch = 0;///< the launch a view last stored to it in
-    std::size_t log = 0;             ///< its entry in log_ (when logged in this segment)
-    int writer = -1;                 ///< the last thread that stored to it (-1: none)
-    std::uint32_t writer_warp_epoch = 0;
-    source_site writer_site{};
-    int readers = -1;                ///< its last reader in readers_ (-1: none), the others chained
-  };
   /// A read of an element since the last barrier (every one is kept until the next barrier).
   struct reader {
     int thread;
-    std::uint32_t warp_epoch;
+    std::uint64_t sync;
     source_site site;
     int next; ///< the reader before (-1: none)
   };
-  struct element {
+  using element = pattern_fill::element;
+  /// An element the running segment was the first to touch since the barrier, not stored to
+  /// through a view in this launch yet.
+  struct touched {
     std::uintptr_t addr;
-    std::size_t bytes;
+    std::size_t cell;
   };
   struct logged_access {
     logged_access() noexcept {} // each field is written as the access is logged: none zeroed first
     std::uintptr_t addr;
-    std::size_t cell;        ///< its element's, in table_ (kept where the table grows)
+    std::size_t cell;        ///< its element's (kept where the table grows)
     unsigned char small[16]; ///< its bytes at the first access, where they fit
     std::size_t snapshot;    ///< else their offset in bytes_
     std::size_t bytes;
@@ -257,9 +185,169 @@ class race_detector {
     source_site site; ///< where it was
   };
 
-  // An element's bytes, snapshot and compare: the usual sizes inline (calls of memcpy and memcmp
+  /// True where `c` is the running segment's own, marked changed by an atomic.
+  bool mark_atomic(race_cell& c) noexcept {
+    if (c.stamp == stamp_) {
+      c.atomic = true;
+      return true;
+    }
+    if (c.stamp == race_cell::many && c.logged == segment_ + 1) {
+      log_[c.log].atomic = true;
+      return true;
+    }
+    return false;
+  }
+
+  /// The first access of element `c` (cell i) since the barrier, by the running thread, of an
+  /// element small enough to copy into the cell: its one accessor so far.
+  void first_access(race_cell& c, std::size_t i, std::uint64_t sync, const source_site& site) {
+    c.epoch = epoch_;
+    c.writer = -1;
+    c.readers = -1;
+    c.stamp = stamp_;
+    c.sync = sync;
+    c.site = site;
+    c.atomic = false;
+    copy_small(c.before, reinterpret_cast<const void*>(c.addr), c.bytes);
+    if (c.written_launch != launch_) touched_.push_back(touched{c.addr, i}); // a store may need the fill
+  }
+
+  /// An access access() does not settle: of an element not seen before (cell i npos), of one
+  /// another accessor touched since the barrier, or the first of a large element.
+  template <class Describe, class Admit>
+  __attribute__((noinline)) void other_access(std::size_t i, std::uintptr_t addr, std::size_t bytes, int k,
+                                              std::uint64_t sync, const source_site& site, const Describe& describe,
+                                              const Admit& admit) {
+    if (i == race_cells::npos) {
+      if (!admit(addr, bytes) || is_protected(addr, bytes)) return;
+      i = insert(addr, bytes);
+    }
+    race_cell& c = cells_[i];
+    if (c.epoch != epoch_) { // the first access since the barrier
+      if (c.bytes <= sizeof c.before) return first_access(c, i, sync, site);
+      c.epoch = epoch_;
+      c.writer = -1;
+      c.readers = -1;
+      c.stamp = race_cell::many; // a large element: logged at each segment's first access
+    } else if (c.stamp != race_cell::many) {
+      promote(c);
+    }
+    log(c, i, k, site, describe);
+  }
+
+  /// A second accessor meets element `c`: what its one accessor did becomes a reader or the
+  /// writer since the barrier (what it wrote is what differs from its copy); an accessor whose
+  /// change was an atomic's is neither.
+  void promote(race_cell& c) {
+    const int owner = static_cast<int>(c.stamp & 1023u);
+    c.stamp = race_cell::many;
+    if (c.atomic) return;
+    if (changed(c.before, reinterpret_cast<const void*>(c.addr), c.bytes)) {
+      c.writer = owner;
+      c.writer_sync = c.sync;
+      c.writer_site = c.site;
+      stored(c);
+    } else {
+      readers_.push_back(reader{owner, c.sync, c.site, -1});
+      c.readers = static_cast<int>(readers_.size() - 1);
+    }
+  }
+
+  /// The running segment's first access of element `c` (cell i) of more than one accessor:
+  /// its value now, to be compared at the segment's end.
+  template <class Describe>
+  void log(race_cell& c, std::size_t i, int k, const source_site& site, const Describe& describe) {
+    if (c.logged == segment_ + 1) return; // this segment has its value already
+    c.logged = segment_ + 1;
+    c.log = log_.size();
+    int description = -1;
+    // A race of this access is found at the segment's end against the accesses the element
+    // has now (no other thread runs before): none since the barrier, no race, no description.
+    if (c.writer >= 0 || c.readers >= 0) {
+      description = static_cast<int>(descriptions_.size());
+      descriptions_.emplace_back();
+      describe(descriptions_.back());
+      descriptions_.back().index[descriptions_.back().rank - 1] += k;
+    }
+    logged_access& l = log_.emplace_back();
+    l.addr = c.addr;
+    l.cell = i;
+    l.bytes = c.bytes;
+    l.atomic = false;
+    l.description = description;
+    l.site = site;
+    const auto* from = reinterpret_cast<const unsigned char*>(c.addr);
+    if (c.bytes <= sizeof l.small) {
+      copy_small(l.small, from, c.bytes);
+    } else {
+      l.snapshot = bytes_.size();
+      bytes_.insert(bytes_.end(), from, from + c.bytes);
+    }
+  }
+
+  /// end_segment's work where the segment touched an element (touched_ or log_).
+  __attribute__((noinline)) void end_touching_segment(unsigned t) {
+    for (const touched& e : touched_) { // one accessor: a store of it is filled at block starts
+      race_cell& c = cells_[e.cell];
+      if (c.written_launch != launch_ && c.stamp == stamp_ && !c.atomic &&
+          changed(c.before, reinterpret_cast<const void*>(c.addr), c.bytes))
+        stored(c);
+    }
+    const std::uint64_t my_sync = warp_sync_[t / 32];
+    for (const logged_access& l : log_) {
+      race_cell& c = cells_[l.cell];
+      if (l.atomic) continue;
+      const bool wrote = changed(l.bytes <= sizeof l.small ? l.small : bytes_.data() + l.snapshot,
+                                 reinterpret_cast<const void*>(l.addr), l.bytes);
+      if (c.writer >= 0 && !ordered(c.writer, c.writer_sync, t))
+        found(t, wrote ? race_order::write_after_write : race_order::read_after_write, l, c.writer, c.writer_site);
+      if (wrote) {
+        for (int r = c.readers; r >= 0 && !(race_.found && race_across_); r = readers_[static_cast<std::size_t>(r)].next) {
+          const reader& e = readers_[static_cast<std::size_t>(r)];
+          if (!ordered(e.thread, e.sync, t)) found(t, race_order::write_after_read, l, e.thread, e.site);
+        }
+        c.writer = static_cast<int>(t);
+        c.writer_sync = my_sync;
+        c.writer_site = l.site;
+        stored(c);
+      } else {
+        readers_.push_back(reader{static_cast<int>(t), my_sync, l.site, c.readers});
+        c.readers = static_cast<int>(readers_.size() - 1);
+      }
+    }
+    forget_segment();
+  }
+
+  /// A view stored to `c`: it is filled with the pattern at the next block starts.
+  void stored(race_cell& c) {
+    if (c.written_launch == launch_) return;
+    c.written_launch = launch_;
+    fill_.add(c.addr, c.bytes);
+  }
+
+  void forget_segment() noexcept {
+    touched_.clear();
+    log_.clear();
+    bytes_.clear();
+    descriptions_.clear();
+    dirty_ = false;
+    stamp_ = 0; // no cell's
+    ++segment_;
+  }
+
+  std::size_t insert(std::uintptr_t addr, std::size_t bytes) {
+    const std::size_t capacity = cells_.capacity();
+    const std::size_t i = cells_.insert(addr, bytes);
+    if (cells_.capacity() != capacity) { // the running segment's cells moved
+      for (touched& e : touched_) e.cell = cells_.find(e.addr);
+      for (logged_access& l : log_) l.cell = cells_.find(l.addr);
+    }
+    return i;
+  }
+
+  // An element's bytes, copied and compared: the usual sizes inline (calls of memcpy and memcmp
   // were a tenth of a checked transpose's instructions). Not instrumented under SANITIZE: a load
-  // of shared memory here would reach the access hooks, and through them this detector's log.
+  // of shared memory here would reach the access hooks, and through them this detector.
   template <class Word>
   __attribute__((no_sanitize_address)) static Word word(const void* p) noexcept {
     Word w;
@@ -279,29 +367,26 @@ class race_detector {
     default: std::memcpy(to, from, bytes);
     }
   }
-  /// True if the element of `l` differs now from its bytes at its first access in the segment.
-  bool changed(const logged_access& l) const noexcept {
-    const void* now = reinterpret_cast<const void*>(l.addr);
-    switch (l.bytes) {
-    case 4: return word<std::uint32_t>(l.small) != word<std::uint32_t>(now);
-    case 8: return word<std::uint64_t>(l.small) != word<std::uint64_t>(now);
-    case 2: return word<std::uint16_t>(l.small) != word<std::uint16_t>(now);
-    case 1: return word<std::uint8_t>(l.small) != word<std::uint8_t>(now);
-    default: break;
+  /// True if the element of `bytes` at `now` differs from its copy `before`.
+  static bool changed(const void* before, const void* now, std::size_t bytes) noexcept {
+    switch (bytes) {
+    case 4: return word<std::uint32_t>(before) != word<std::uint32_t>(now);
+    case 8: return word<std::uint64_t>(before) != word<std::uint64_t>(now);
+    case 2: return word<std::uint16_t>(before) != word<std::uint16_t>(now);
+    case 1: return word<std::uint8_t>(before) != word<std::uint8_t>(now);
+    default: return std::memcmp(before, now, bytes) != 0;
     }
-    const void* before = l.bytes <= sizeof l.small ? static_cast<const void*>(l.small) : bytes_.data() + l.snapshot;
-    return std::memcmp(before, now, l.bytes) != 0;
   }
 
   void new_epoch() noexcept {
-    ++epoch_;
+    epoch_ = ++sync_;
     readers_.clear();
   }
 
-  /// True if an access of thread `a` (in its warp's epoch `e`) comes before thread `b`'s.
-  bool ordered(int a, std::uint32_t e, unsigned b) const noexcept {
+  /// True if an access of thread `a` (its warp in sync state `s`) comes before thread `b`'s.
+  bool ordered(int a, std::uint64_t s, unsigned b) const noexcept {
     const auto ua = static_cast<unsigned>(a);
-    return ua == b || (ua / 32 == b / 32 && warp_epochs_[ua / 32] != e);
+    return ua == b || (ua / 32 == b / 32 && warp_sync_[ua / 32] != s);
   }
 
   /// Keeps the grid's first race, or the first between two warps where the first was within
@@ -320,78 +405,27 @@ class race_detector {
     race_.other_site = other_site;
   }
 
-  /// fill_before_ and fill_now_ as the fewest ranges, in address order: one memset for the
-  /// elements of a row of a tile where there was one for each element (a checked transpose's
-  /// block began with 2,112 calls of memset for 4 bytes each).
-  void merge_fills() {
-    fill_.assign(fill_before_.begin(), fill_before_.end());
-    fill_.insert(fill_.end(), fill_now_.begin(), fill_now_.end());
-    std::sort(fill_.begin(), fill_.end(), [](const element& a, const element& b) { return a.addr < b.addr; });
-    std::size_t kept = 0; // ranges in fill_[0, kept)
-    for (std::size_t i = 0; i < fill_.size(); ++i) {
-      const element e = fill_[i];
-      element* last = kept > 0 ? &fill_[kept - 1] : nullptr;
-      if (last != nullptr && e.addr <= last->addr + last->bytes) // touches or overlaps the range before
-        last->bytes = std::max(last->bytes, e.addr + e.bytes - last->addr);
-      else
-        fill_[kept++] = e;
-    }
-    fill_.resize(kept);
-    fill_changed_ = false;
-  }
-
   bool is_protected(std::uintptr_t addr, std::size_t bytes) const noexcept {
     for (const element& e : protected_)
       if (addr < e.addr + e.bytes && e.addr < addr + bytes) return true;
     return false;
   }
 
-  static std::size_t hash(std::uintptr_t addr, std::size_t mask) noexcept {
-    return static_cast<std::size_t>((static_cast<std::uint64_t>(addr) * 0x9e3779b97f4a7c15ull) >> 17) & mask;
-  }
-  std::size_t lookup(std::uintptr_t addr) const noexcept {
-    if (count_ == 0) return npos; // (also where the table is not made yet)
-    for (std::size_t i = hash(addr, mask_);; i = (i + 1) & mask_) {
-      if (table_[i].addr == addr) return i;
-      if (table_[i].addr == 0) return npos;
-    }
-  }
-  std::size_t insert(std::uintptr_t addr, std::size_t bytes) {
-    if ((count_ + 1) * 2 > table_.size()) grow();
-    std::size_t i = hash(addr, mask_);
-    while (table_[i].addr != 0) i = (i + 1) & mask_;
-    table_[i].addr = addr;
-    table_[i].bytes = bytes;
-    ++count_;
-    return i;
-  }
-  void grow() {
-    std::vector<cell> old(table_.size() < 64 ? 128 : table_.size() * 2);
-    old.swap(table_);
-    mask_ = table_.size() - 1;
-    for (const cell& c : old) {
-      if (c.addr == 0) continue;
-      std::size_t i = hash(c.addr, mask_);
-      while (table_[i].addr != 0) i = (i + 1) & mask_;
-      table_[i] = c;
-    }
-    for (logged_access& l : log_) l.cell = lookup(l.addr); // the running segment's cells moved
-  }
-
-  std::vector<cell> table_;           ///< every element views reached, by address (open addressing)
-  std::size_t count_ = 0;             ///< elements in table_
-  std::size_t mask_ = 0;              ///< table_.size() - 1 (a power of two less one), once made
-  std::vector<reader> readers_;       ///< the reads since the last barrier
-  std::vector<logged_access> log_;    ///< the running segment's first access of each element
+  race_cells cells_;                  ///< every element views reached
+  std::vector<reader> readers_;       ///< the reads since the last barrier of elements of more than one accessor
+  std::vector<touched> touched_;      ///< the running segment's elements of one accessor, where the fill may need them
+  std::vector<logged_access> log_;    ///< its first access of each element of more than one
   std::vector<shared_access> descriptions_; ///< those of log_'s accesses a report may name
-  std::vector<unsigned char> bytes_;  ///< their bytes at that access
-  std::vector<element> fill_now_;     ///< the elements views stored to in this launch
-  std::vector<element> fill_before_;  ///< and in the launch before
-  std::vector<element> fill_;         ///< both, merged (merge_fills)
-  bool fill_changed_ = false;         ///< since fill_ was merged
-  std::vector<std::uint32_t> warp_epochs_;
-  std::vector<element> protected_;
+  std::vector<unsigned char> bytes_;  ///< their bytes at that access, where they do not fit in small
+  bool dirty_ = false;                ///< the running segment touched an element (stamp_ is its thread's)
+  pattern_fill fill_;                 ///< the elements views stored to in this launch and the last
+  /// Sync states: each block barrier and each warp barrier is the next number; a thread's state
+  /// is the later of its block's (epoch_) and its warp's (warp_sync_).
+  std::uint64_t sync_ = 0;
   std::uint64_t epoch_ = 0;
+  std::vector<std::uint64_t> warp_sync_;
+  std::uint64_t stamp_ = 0;           ///< the running thread's stamp, (its sync state << 10) | thread, where dirty_
+  std::vector<element> protected_;
   std::uint64_t segment_ = 0;
   std::uint64_t launch_ = 0;
   uint3 block_{};
