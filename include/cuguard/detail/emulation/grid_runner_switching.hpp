@@ -147,8 +147,7 @@ struct seam_functions {
   }
   static void note_shared(void* runner, void* p, std::size_t bytes, int count, const source_site& site,
                           platform::describe_access describe, const void* context) {
-    static_cast<grid_runner*>(runner)->note_shared(p, bytes, count, site,
-                                                   [&](shared_access& a) { describe(a, context); });
+    static_cast<grid_runner*>(runner)->note_shared(p, bytes, count, site, describe, context);
   }
 };
 inline const platform::emulated_engine* grid_runner::seam_engine() noexcept {

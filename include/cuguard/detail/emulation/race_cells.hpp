@@ -37,7 +37,7 @@ struct race_cell {
   std::uint64_t logged = 0;         ///< many: segment + 1 in which it was logged last
   std::uint64_t written_launch = 0; ///< the launch a view last stored to it in
   std::size_t log = 0;              ///< many: its entry in the segment's log (when logged in this segment)
-  int writer = -1;                  ///< many: the last thread that stored to it (-1: none)
+  int writer = -1;                  ///< many: the last thread that stored to it (-1: none; set where many begins)
   std::uint64_t writer_sync = 0;
   platform::source_site writer_site{};
   int readers = -1;                 ///< many: its last reader in the detector's readers (-1: none), the others chained

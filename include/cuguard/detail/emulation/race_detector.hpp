@@ -45,6 +45,7 @@ namespace engine {
 /// names it: the device seam's (detail/platform/emulated_thread.hpp), which views fill in.
 using source_site = platform::source_site;
 using shared_access = platform::shared_access;
+using describe_access = platform::describe_access;
 
 /// How the two accesses of a race conflict: the thread whose segment found it read what the
 /// other wrote, wrote what it read, or both wrote.
@@ -101,30 +102,22 @@ class race_detector {
   void warp_barrier(unsigned w) noexcept { warp_sync_[w] = ++sync_; }
 
   /// The running thread `t` accesses `count` elements of `bytes` each from `p` (a vector access
-  /// counts its elements one by one) at `site`. `describe(a)` fills in the access, as a report
-  /// would name it, where a report may need it: where another thread's access of the element
-  /// since the last barrier is known (the index it gives is the first element's). An element one
-  /// thread alone touched since the barrier costs a lookup, and at that thread's first access a
-  /// copy of its value. An element is watched only where `admit(address, bytes)` says it lies in
-  /// shared memory whole: an oversized view is not followed past it.
-  template <class Describe, class Admit>
-  void access(unsigned t, void* p, std::size_t bytes, int count, const source_site& site, const Describe& describe,
-              const Admit& admit) {
+  /// counts its elements one by one) at `site`. `describe(a, context)` fills in the access, as
+  /// a report would name it, where a report may need it: where another thread's access of the
+  /// element since the last barrier is known (the index it gives is the first element's). An
+  /// element one thread alone touched since the barrier costs a lookup, and at that thread's
+  /// first access a copy of its value. An element is watched only where `shared.holds(address,
+  /// bytes)` says it lies in shared memory whole: an oversized view is not followed past it.
+  template <class Shared>
+  void access(unsigned t, void* p, std::size_t bytes, int count, const source_site& site, describe_access describe,
+              const void* context, const Shared& shared) {
     const std::uint64_t sync = warp_sync_[t / 32];
     stamp_ = (std::max(epoch_, sync) << 10) | t; // threads < 1024
     dirty_ = true;
+    const auto at = reinterpret_cast<std::uintptr_t>(p);
     for (int k = 0; k < count; ++k) {
-      const std::uintptr_t addr = reinterpret_cast<std::uintptr_t>(p) + static_cast<std::size_t>(k) * bytes;
-      const std::size_t i = cells_.find(addr);
-      if (i != race_cells::npos) {
-        race_cell& c = cells_[i];
-        if (c.stamp == stamp_) continue; // this thread touched it in this sync state already
-        if (c.epoch != epoch_ && c.bytes <= sizeof c.before) {
-          first_access(c, i, sync, site);
-          continue;
-        }
-      }
-      other_access(i, addr, bytes, k, sync, site, describe, admit);
+      const std::uintptr_t addr = at + static_cast<std::size_t>(k) * bytes;
+      if (!settled(addr, sync, site)) other_access(addr, bytes, k, sync, site, describe, context, shared);
     }
   }
 
@@ -198,12 +191,23 @@ class race_detector {
     return false;
   }
 
+  /// True where the access of the element at `addr` needs no more than its cell (access()):
+  /// an element this thread touched in this sync state, or one no thread touched since the
+  /// barrier, small enough to copy into its cell.
+  bool settled(std::uintptr_t addr, std::uint64_t sync, const source_site& site) {
+    const std::size_t i = cells_.find(addr);
+    if (i == race_cells::npos) return false;
+    race_cell& c = cells_[i];
+    if (c.stamp == stamp_) return true; // this thread touched it in this sync state already
+    if (c.epoch == epoch_ || c.bytes > sizeof c.before) return false;
+    first_access(c, i, sync, site);
+    return true;
+  }
+
   /// The first access of element `c` (cell i) since the barrier, by the running thread, of an
   /// element small enough to copy into the cell: its one accessor so far.
   void first_access(race_cell& c, std::size_t i, std::uint64_t sync, const source_site& site) {
     c.epoch = epoch_;
-    c.writer = -1;
-    c.readers = -1;
     c.stamp = stamp_;
     c.sync = sync;
     c.site = site;
@@ -212,14 +216,15 @@ class race_detector {
     if (c.written_launch != launch_) touched_.push_back(touched{c.addr, i}); // a store may need the fill
   }
 
-  /// An access access() does not settle: of an element not seen before (cell i npos), of one
-  /// another accessor touched since the barrier, or the first of a large element.
-  template <class Describe, class Admit>
-  __attribute__((noinline)) void other_access(std::size_t i, std::uintptr_t addr, std::size_t bytes, int k,
-                                              std::uint64_t sync, const source_site& site, const Describe& describe,
-                                              const Admit& admit) {
+  /// An access settled() does not settle: of an element not seen before, of one another
+  /// accessor touched since the barrier, or the first of a large element.
+  template <class Shared>
+  __attribute__((noinline)) void other_access(std::uintptr_t addr, std::size_t bytes, int k, std::uint64_t sync,
+                                              const source_site& site, describe_access describe, const void* context,
+                                              const Shared& shared) {
+    std::size_t i = cells_.find(addr);
     if (i == race_cells::npos) {
-      if (!admit(addr, bytes) || is_protected(addr, bytes)) return;
+      if (!shared.holds(addr, bytes) || is_protected(addr, bytes)) return;
       i = insert(addr, bytes);
     }
     race_cell& c = cells_[i];
@@ -232,7 +237,7 @@ class race_detector {
     } else if (c.stamp != race_cell::many) {
       promote(c);
     }
-    log(c, i, k, site, describe);
+    log(c, i, k, site, describe, context);
   }
 
   /// A second accessor meets element `c`: what its one accessor did becomes a reader or the
@@ -241,6 +246,8 @@ class race_detector {
   void promote(race_cell& c) {
     const int owner = static_cast<int>(c.stamp & 1023u);
     c.stamp = race_cell::many;
+    c.writer = -1;
+    c.readers = -1;
     if (c.atomic) return;
     if (changed(c.before, reinterpret_cast<const void*>(c.addr), c.bytes)) {
       c.writer = owner;
@@ -255,8 +262,7 @@ class race_detector {
 
   /// The running segment's first access of element `c` (cell i) of more than one accessor:
   /// its value now, to be compared at the segment's end.
-  template <class Describe>
-  void log(race_cell& c, std::size_t i, int k, const source_site& site, const Describe& describe) {
+  void log(race_cell& c, std::size_t i, int k, const source_site& site, describe_access describe, const void* context) {
     if (c.logged == segment_ + 1) return; // this segment has its value already
     c.logged = segment_ + 1;
     c.log = log_.size();
@@ -266,7 +272,7 @@ class race_detector {
     if (c.writer >= 0 || c.readers >= 0) {
       description = static_cast<int>(descriptions_.size());
       descriptions_.emplace_back();
-      describe(descriptions_.back());
+      describe(descriptions_.back(), context);
       descriptions_.back().index[descriptions_.back().rank - 1] += k;
     }
     logged_access& l = log_.emplace_back();
