@@ -140,11 +140,13 @@ class race_detector {
   }
 
   /// The running thread `t` stops running (it waits, or returned): what it wrote is known now.
-  /// Inline where it touched nothing (every thread with checks off, most without shared views).
+  /// Inline where that needs no look: it touched no element (every thread with checks off), or
+  /// only elements of one accessor whose stores are filled in this launch already (a segment
+  /// that logged no element needs no number of its own).
   void end_segment(unsigned t) {
     if (!dirty_) return;
     if (!touched_.empty() || !log_.empty()) return end_touching_segment(t);
-    dirty_ = false; // (no cell was logged: the segment needs no number of its own)
+    dirty_ = false;
     stamp_ = 0;
   }
 
