@@ -2,7 +2,8 @@
 // What emulation's race detector (race_detector.hpp) keeps of the elements of shared memory that
 // views reached: each one's cell, found by address (an open-addressing table that lives as long
 // as its OS thread's grid runner: elements keep their place across blocks and launches), and
-// the pattern that the elements views stored to are filled with at each block's start.
+// the pattern that the elements views stored to are filled with at each block's start; and how
+// an element's bytes are copied and compared.
 #pragma once
 
 #include <cuguard/config.hpp>
@@ -17,6 +18,40 @@
 CUGUARD_IMPL_BEGIN_NAMESPACE
 namespace detail {
 namespace engine {
+
+// An element's bytes, copied and compared: the usual sizes inline (calls of memcpy and memcmp
+// were a tenth of a checked transpose's instructions). Not instrumented under SANITIZE: a load of
+// shared memory here would reach the access hooks, and through them the race detector.
+template <class Word>
+__attribute__((no_sanitize_address)) inline Word element_word(const void* p) noexcept {
+  Word w;
+  std::memcpy(&w, p, sizeof w);
+  return w;
+}
+template <class Word>
+inline void put_element_word(void* to, Word w) noexcept {
+  std::memcpy(to, &w, sizeof w);
+}
+/// Copies the element of `bytes` at `from` to `to`.
+inline void copy_element(unsigned char* to, const void* from, std::size_t bytes) noexcept {
+  switch (bytes) {
+  case 4: return put_element_word(to, element_word<std::uint32_t>(from));
+  case 8: return put_element_word(to, element_word<std::uint64_t>(from));
+  case 2: return put_element_word(to, element_word<std::uint16_t>(from));
+  case 1: return put_element_word(to, element_word<std::uint8_t>(from));
+  default: std::memcpy(to, from, bytes);
+  }
+}
+/// True if the element of `bytes` at `now` differs from its copy `before`.
+inline bool element_changed(const void* before, const void* now, std::size_t bytes) noexcept {
+  switch (bytes) {
+  case 4: return element_word<std::uint32_t>(before) != element_word<std::uint32_t>(now);
+  case 8: return element_word<std::uint64_t>(before) != element_word<std::uint64_t>(now);
+  case 2: return element_word<std::uint16_t>(before) != element_word<std::uint16_t>(now);
+  case 1: return element_word<std::uint8_t>(before) != element_word<std::uint8_t>(now);
+  default: return std::memcmp(before, now, bytes) != 0;
+  }
+}
 
 /// One element in the block epoch `epoch` (the accesses since the block's last barrier). While
 /// one thread alone, in one sync state, touched it (`stamp` is that thread's), its value at that
@@ -51,9 +86,10 @@ class race_cells {
   race_cell& operator[](std::size_t i) noexcept { return table_[i]; }
   const race_cell& operator[](std::size_t i) const noexcept { return table_[i]; }
 
+  race_cells() : table_(128), mask_(127) {}
+
   /// The cell of the element at `addr`, or npos.
   std::size_t find(std::uintptr_t addr) const noexcept {
-    if (count_ == 0) return npos; // (also where the table is not made yet)
     for (std::size_t i = hash(addr, mask_);; i = (i + 1) & mask_) {
       if (table_[i].addr == addr) return i;
       if (table_[i].addr == 0) return npos;
@@ -94,7 +130,7 @@ class race_cells {
     return static_cast<std::size_t>((static_cast<std::uint64_t>(addr) * 0x9e3779b97f4a7c15ull) >> 17) & mask;
   }
   void grow() {
-    std::vector<race_cell> old(table_.size() < 64 ? 128 : table_.size() * 2);
+    std::vector<race_cell> old(table_.size() * 2);
     old.swap(table_);
     mask_ = table_.size() - 1;
     for (const race_cell& c : old) {
@@ -107,7 +143,7 @@ class race_cells {
 
   std::vector<race_cell> table_;
   std::size_t count_ = 0; ///< cells in table_
-  std::size_t mask_ = 0;  ///< table_.size() - 1 (a power of two less one), once made
+  std::size_t mask_ = 0;  ///< table_.size() - 1 (a power of two less one)
 };
 
 /// The elements views stored to in this launch and the last, filled with 0xCD bytes at each

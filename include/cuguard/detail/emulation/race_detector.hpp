@@ -34,7 +34,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <vector>
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
@@ -111,14 +110,14 @@ class race_detector {
   template <class Shared>
   void access(unsigned t, void* p, std::size_t bytes, int count, const source_site& site, describe_access describe,
               const void* context, const Shared& shared) {
-    const std::uint64_t sync = warp_sync_[t / 32];
-    stamp_ = (std::max(epoch_, sync) << 10) | t; // threads < 1024
-    dirty_ = true;
-    const auto at = reinterpret_cast<std::uintptr_t>(p);
-    for (int k = 0; k < count; ++k) {
-      const std::uintptr_t addr = at + static_cast<std::size_t>(k) * bytes;
-      if (!settled(addr, sync, site)) other_access(addr, bytes, k, sync, site, describe, context, shared);
+    if (!dirty_) { // the segment's first access: its thread's stamp
+      sync_now_ = warp_sync_[t / 32];
+      stamp_ = (std::max(epoch_, sync_now_) << 10) | t; // threads < 1024
+      dirty_ = true;
     }
+    const auto at = reinterpret_cast<std::uintptr_t>(p);
+    if (count != 1) return access_vector(at, bytes, count, site, describe, context, shared);
+    if (!settled(at, site)) other_access(at, bytes, 0, site, describe, context, shared);
   }
 
   /// The running thread runs an atomic operation on `p`: if a view reached the element that
@@ -196,34 +195,44 @@ class race_detector {
   /// True where the access of the element at `addr` needs no more than its cell (access()):
   /// an element this thread touched in this sync state, or one no thread touched since the
   /// barrier, small enough to copy into its cell.
-  bool settled(std::uintptr_t addr, std::uint64_t sync, const source_site& site) {
+  bool settled(std::uintptr_t addr, const source_site& site) {
     const std::size_t i = cells_.find(addr);
     if (i == race_cells::npos) return false;
     race_cell& c = cells_[i];
     if (c.stamp == stamp_) return true; // this thread touched it in this sync state already
     if (c.epoch == epoch_ || c.bytes > sizeof c.before) return false;
-    first_access(c, i, sync, site);
+    first_access(c, i, site);
     return true;
   }
 
   /// The first access of element `c` (cell i) since the barrier, by the running thread, of an
   /// element small enough to copy into the cell: its one accessor so far.
-  void first_access(race_cell& c, std::size_t i, std::uint64_t sync, const source_site& site) {
+  void first_access(race_cell& c, std::size_t i, const source_site& site) {
     c.epoch = epoch_;
     c.stamp = stamp_;
-    c.sync = sync;
+    c.sync = sync_now_;
     c.site = site;
     c.atomic = false;
-    copy_small(c.before, reinterpret_cast<const void*>(c.addr), c.bytes);
+    copy_element(c.before, reinterpret_cast<const void*>(c.addr), c.bytes);
     if (c.written_launch != launch_) touched_.push_back(touched{c.addr, i}); // a store may need the fill
+  }
+
+  /// access() of a vector, its elements one by one (out of line: the single element's path,
+  /// the usual one, then keeps nothing across a call).
+  template <class Shared>
+  __attribute__((noinline)) void access_vector(std::uintptr_t at, std::size_t bytes, int count, const source_site& site,
+                                               describe_access describe, const void* context, const Shared& shared) {
+    for (int k = 0; k < count; ++k) {
+      const std::uintptr_t addr = at + static_cast<std::size_t>(k) * bytes;
+      if (!settled(addr, site)) other_access(addr, bytes, k, site, describe, context, shared);
+    }
   }
 
   /// An access settled() does not settle: of an element not seen before, of one another
   /// accessor touched since the barrier, or the first of a large element.
   template <class Shared>
-  __attribute__((noinline)) void other_access(std::uintptr_t addr, std::size_t bytes, int k, std::uint64_t sync,
-                                              const source_site& site, describe_access describe, const void* context,
-                                              const Shared& shared) {
+  __attribute__((noinline)) void other_access(std::uintptr_t addr, std::size_t bytes, int k, const source_site& site,
+                                              describe_access describe, const void* context, const Shared& shared) {
     std::size_t i = cells_.find(addr);
     if (i == race_cells::npos) {
       if (!shared.holds(addr, bytes) || is_protected(addr, bytes)) return;
@@ -231,7 +240,7 @@ class race_detector {
     }
     race_cell& c = cells_[i];
     if (c.epoch != epoch_) { // the first access since the barrier
-      if (c.bytes <= sizeof c.before) return first_access(c, i, sync, site);
+      if (c.bytes <= sizeof c.before) return first_access(c, i, site);
       c.epoch = epoch_;
       c.writer = -1;
       c.readers = -1;
@@ -251,7 +260,7 @@ class race_detector {
     c.writer = -1;
     c.readers = -1;
     if (c.atomic) return;
-    if (changed(c.before, reinterpret_cast<const void*>(c.addr), c.bytes)) {
+    if (element_changed(c.before, reinterpret_cast<const void*>(c.addr), c.bytes)) {
       c.writer = owner;
       c.writer_sync = c.sync;
       c.writer_site = c.site;
@@ -286,7 +295,7 @@ class race_detector {
     l.site = site;
     const auto* from = reinterpret_cast<const unsigned char*>(c.addr);
     if (c.bytes <= sizeof l.small) {
-      copy_small(l.small, from, c.bytes);
+      copy_element(l.small, from, c.bytes);
     } else {
       l.snapshot = bytes_.size();
       bytes_.insert(bytes_.end(), from, from + c.bytes);
@@ -298,14 +307,14 @@ class race_detector {
     for (const touched& e : touched_) { // one accessor: a store of it is filled at block starts
       race_cell& c = cells_[e.cell];
       if (c.written_launch != launch_ && c.stamp == stamp_ && !c.atomic &&
-          changed(c.before, reinterpret_cast<const void*>(c.addr), c.bytes))
+          element_changed(c.before, reinterpret_cast<const void*>(c.addr), c.bytes))
         stored(c);
     }
     const std::uint64_t my_sync = warp_sync_[t / 32];
     for (const logged_access& l : log_) {
       race_cell& c = cells_[l.cell];
       if (l.atomic) continue;
-      const bool wrote = changed(l.bytes <= sizeof l.small ? l.small : bytes_.data() + l.snapshot,
+      const bool wrote = element_changed(l.bytes <= sizeof l.small ? l.small : bytes_.data() + l.snapshot,
                                  reinterpret_cast<const void*>(l.addr), l.bytes);
       if (c.writer >= 0 && !ordered(c.writer, c.writer_sync, t))
         found(t, wrote ? race_order::write_after_write : race_order::read_after_write, l, c.writer, c.writer_site);
@@ -351,39 +360,6 @@ class race_detector {
       for (logged_access& l : log_) l.cell = cells_.find(l.addr);
     }
     return i;
-  }
-
-  // An element's bytes, copied and compared: the usual sizes inline (calls of memcpy and memcmp
-  // were a tenth of a checked transpose's instructions). Not instrumented under SANITIZE: a load
-  // of shared memory here would reach the access hooks, and through them this detector.
-  template <class Word>
-  __attribute__((no_sanitize_address)) static Word word(const void* p) noexcept {
-    Word w;
-    std::memcpy(&w, p, sizeof w);
-    return w;
-  }
-  template <class Word>
-  static void put(void* to, Word w) noexcept {
-    std::memcpy(to, &w, sizeof w);
-  }
-  static void copy_small(unsigned char* to, const void* from, std::size_t bytes) noexcept {
-    switch (bytes) {
-    case 4: return put(to, word<std::uint32_t>(from));
-    case 8: return put(to, word<std::uint64_t>(from));
-    case 2: return put(to, word<std::uint16_t>(from));
-    case 1: return put(to, word<std::uint8_t>(from));
-    default: std::memcpy(to, from, bytes);
-    }
-  }
-  /// True if the element of `bytes` at `now` differs from its copy `before`.
-  static bool changed(const void* before, const void* now, std::size_t bytes) noexcept {
-    switch (bytes) {
-    case 4: return word<std::uint32_t>(before) != word<std::uint32_t>(now);
-    case 8: return word<std::uint64_t>(before) != word<std::uint64_t>(now);
-    case 2: return word<std::uint16_t>(before) != word<std::uint16_t>(now);
-    case 1: return word<std::uint8_t>(before) != word<std::uint8_t>(now);
-    default: return std::memcmp(before, now, bytes) != 0;
-    }
   }
 
   void new_epoch() noexcept {
@@ -433,6 +409,7 @@ class race_detector {
   std::uint64_t epoch_ = 0;
   std::vector<std::uint64_t> warp_sync_;
   std::uint64_t stamp_ = 0;           ///< the running thread's stamp, (its sync state << 10) | thread, where dirty_
+  std::uint64_t sync_now_ = 0;        ///< and its warp's sync state
   std::vector<element> protected_;
   std::uint64_t segment_ = 0;
   std::uint64_t launch_ = 0;
