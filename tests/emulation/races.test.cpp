@@ -180,6 +180,20 @@ __global__ void store_seven(cuguard::checked_view<int, 1> out, bool synced) {
   if (threadIdx.x == 1) out(0) = tile(0);
 }
 
+// Vector accesses of a tile, seen element by element: thread 0 stores four elements at once
+// (`vector_store`) or one, the third; thread 1 reads the third, alone or in a load of four;
+// after a barrier (`synced`) or with none.
+__global__ void vector_accesses(cuguard::checked_view<float, 1> out, bool vector_store, bool synced) {
+  alignas(16) __shared__ float storage[8];
+  const auto tile = cuguard::make_view(storage, {8}, "tile");
+  if (threadIdx.x == 0) {
+    if (vector_store) tile.store<4>(cuguard::vec<float, 4>{{1.0f, 2.0f, 3.0f, 4.0f}}, 0);
+    else tile(2) = 3.0f;
+  }
+  if (synced) __syncthreads();
+  if (threadIdx.x == 1) out(0) = vector_store ? tile(2) : tile.load<4>(0)[2];
+}
+
 struct pair {
   int first;
   int second;
@@ -355,6 +369,26 @@ TEST_CASE("a store that one thread alone made is filled anew at the next launch'
   CHECK(c.report.kind == cuguard::violation_kind::shared_race);
   CHECK(c.report.thread[0] == 1);
   CHECK(c.report.other_thread[0] == 0);
+}
+
+TEST_CASE("a vector store or load races element by element: the report names the element of the two") {
+  cuguard::device_buffer<float> out(1, "out");
+  for (const bool vector_store : {true, false}) {
+    CAPTURE(vector_store);
+    device_test_support::under_schedule("forward", [&] {
+      cuguard::launch(race_tests::vector_accesses, 1, 2, out.view(), vector_store, true);
+      CHECK(!device_test_support::checked().thrown);
+      CHECK(out.to_host()[0] == 3.0f);
+      cuguard::launch(race_tests::vector_accesses, 1, 2, out.view(), vector_store, false);
+    });
+    const cuguard_test::caught c = device_test_support::checked();
+    REQUIRE(c.thrown);
+    CHECK(c.report.kind == cuguard::violation_kind::shared_race);
+    CHECK(c.report.thread[0] == 1);
+    CHECK(c.report.other_thread[0] == 0);
+    CHECK(c.report.index[0] == 2); // the third element, also where it is the third of the load
+    CHECK(c.report.op == (vector_store ? cuguard::operation::access : cuguard::operation::vector_load));
+  }
 }
 
 TEST_CASE("an atomic on a member that is not the element's first, alone, races with no read of the element") {

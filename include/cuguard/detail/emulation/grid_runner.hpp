@@ -190,10 +190,10 @@ class grid_runner {
 
   /// An access of `count` elements of `bytes` each from `p` through a view of shared memory, by
   /// the running thread: for the race detector, which follows only elements that lie in shared
-  /// memory whole. `describe` and `context` as race_detector::access takes them.
+  /// memory whole (race_detector::watch). `describe` and `context` as race_detector::access takes them.
   void note_shared(void* p, std::size_t bytes, int count, const source_site& site, platform::describe_access describe,
                    const void* context) {
-    races_.access(current_, p, bytes, count, site, describe, context, shared_);
+    races_.access(current_, p, bytes, count, site, describe, context);
   }
 
  private:

@@ -91,6 +91,7 @@ __attribute__((noinline)) inline void grid_runner::resume(unsigned t) {
 inline void grid_runner::protect_runtime() {
   if (protected_) return;
   protected_ = true;
+  races_.watch(shared_);
   races_.protect(this, sizeof *this);
   races_.protect(&::threadIdx, sizeof ::threadIdx);
   races_.protect(&::blockIdx, sizeof ::blockIdx);

@@ -79,6 +79,15 @@ class race_detector {
     if (old_bytes != 0) cells_.keep_only([&](const race_cell& c) { return outside(c.addr, c.bytes); });
   }
 
+  /// Where the block's shared memory lies: `shared.holds(address, bytes)` says whether an element
+  /// lies in it whole (an element outside is not followed: an oversized view). `shared` outlives
+  /// this detector's accesses.
+  template <class Shared>
+  void watch(const Shared& shared) noexcept {
+    holds_ = [](const void* s, std::uintptr_t a, std::size_t n) { return static_cast<const Shared*>(s)->holds(a, n); };
+    shared_ = &shared;
+  }
+
   /// Memory that is never shared memory of a kernel (the scheduler's own thread_local state):
   /// an oversized view that reaches it is not followed there, nor is it filled with the pattern.
   void protect(const void* p, std::size_t bytes) {
@@ -105,19 +114,17 @@ class race_detector {
   /// a report would name it, where a report may need it: where another thread's access of the
   /// element since the last barrier is known (the index it gives is the first element's). An
   /// element one thread alone touched since the barrier costs a lookup, and at that thread's
-  /// first access a copy of its value. An element is watched only where `shared.holds(address,
-  /// bytes)` says it lies in shared memory whole: an oversized view is not followed past it.
-  template <class Shared>
+  /// first access a copy of its value. An element is watched only where it lies in shared memory
+  /// whole (watch()).
   void access(unsigned t, void* p, std::size_t bytes, int count, const source_site& site, describe_access describe,
-              const void* context, const Shared& shared) {
+              const void* context) {
     if (!dirty_) { // the segment's first access: its thread's stamp
       sync_now_ = warp_sync_[t / 32];
       stamp_ = (std::max(epoch_, sync_now_) << 10) | t; // threads < 1024
       dirty_ = true;
     }
     const auto at = reinterpret_cast<std::uintptr_t>(p);
-    if (count != 1) return access_vector(at, bytes, count, site, describe, context, shared);
-    if (!settled(at, site)) other_access(at, bytes, 0, site, describe, context, shared);
+    if (CUGUARD_IMPL_UNLIKELY(count != 1 || !settled(at, site))) unsettled(at, bytes, count, site, describe, context);
   }
 
   /// The running thread runs an atomic operation on `p`: if a view reached the element that
@@ -217,25 +224,23 @@ class race_detector {
     if (c.written_launch != launch_) touched_.push_back(touched{c.addr, i}); // a store may need the fill
   }
 
-  /// access() of a vector, its elements one by one (out of line: the single element's path,
-  /// the usual one, then keeps nothing across a call).
-  template <class Shared>
-  __attribute__((noinline)) void access_vector(std::uintptr_t at, std::size_t bytes, int count, const source_site& site,
-                                               describe_access describe, const void* context, const Shared& shared) {
+  /// access() of a single element it did not settle, or of a vector's elements, one by one (out
+  /// of line: the single element's path, the usual one, then keeps nothing across a call).
+  __attribute__((noinline)) void unsettled(std::uintptr_t at, std::size_t bytes, int count, const source_site& site,
+                                           describe_access describe, const void* context) {
     for (int k = 0; k < count; ++k) {
       const std::uintptr_t addr = at + static_cast<std::size_t>(k) * bytes;
-      if (!settled(addr, site)) other_access(addr, bytes, k, site, describe, context, shared);
+      if (count == 1 || !settled(addr, site)) other_access(addr, bytes, k, site, describe, context);
     }
   }
 
   /// An access settled() does not settle: of an element not seen before, of one another
   /// accessor touched since the barrier, or the first of a large element.
-  template <class Shared>
-  __attribute__((noinline)) void other_access(std::uintptr_t addr, std::size_t bytes, int k, const source_site& site,
-                                              describe_access describe, const void* context, const Shared& shared) {
+  void other_access(std::uintptr_t addr, std::size_t bytes, int k, const source_site& site, describe_access describe,
+                    const void* context) {
     std::size_t i = cells_.find(addr);
     if (i == race_cells::npos) {
-      if (!shared.holds(addr, bytes) || is_protected(addr, bytes)) return;
+      if (holds_ == nullptr || !holds_(shared_, addr, bytes) || is_protected(addr, bytes)) return;
       i = insert(addr, bytes);
     }
     race_cell& c = cells_[i];
@@ -410,6 +415,8 @@ class race_detector {
   std::vector<std::uint64_t> warp_sync_;
   std::uint64_t stamp_ = 0;           ///< the running thread's stamp, (its sync state << 10) | thread, where dirty_
   std::uint64_t sync_now_ = 0;        ///< and its warp's sync state
+  bool (*holds_)(const void* shared, std::uintptr_t addr, std::size_t bytes) = nullptr; ///< watch()
+  const void* shared_ = nullptr;
   std::vector<element> protected_;
   std::uint64_t segment_ = 0;
   std::uint64_t launch_ = 0;
