@@ -194,18 +194,14 @@ __global__ void vector_accesses(cuguard::checked_view<float, 1> out, bool vector
   if (threadIdx.x == 1) out(0) = vector_store ? tile(2) : tile.load<4>(0)[2];
 }
 
-struct pair {
-  int first;
-  int second;
-};
 // Thread 0 adds to the element's second member with an atomic, and nothing else touches it
 // before thread 1 reads the element's first member: a change made only by an atomic races with
 // nothing.
 __global__ void atomic_member_then_read(cuguard::checked_view<int, 1> out) {
-  __shared__ pair storage[1];
-  const auto p = cuguard::make_view(storage, {1}, "pair");
-  if (threadIdx.x == 0) atomicAdd(&p(0).second, 1);
-  if (threadIdx.x == 1) out(0) = p(0).first;
+  __shared__ tally storage[1];
+  const auto t = cuguard::make_view(storage, {1}, "tally");
+  if (threadIdx.x == 0) atomicAdd(&t(0).sum, 1);
+  if (threadIdx.x == 1) out(0) = t(0).count;
 }
 
 } // namespace race_tests
