@@ -63,7 +63,7 @@ struct race_cell {
   static constexpr std::uint64_t many = ~std::uint64_t{0};
   std::uintptr_t addr = 0;          ///< 0: empty
   std::size_t bytes = 0;
-  std::uint64_t stamp = 0;          ///< its one accessor's thread and sync state (race_detector::stamp), or many
+  std::uint64_t stamp = 0;          ///< its one accessor's thread and sync state (race_detector's stamp_), or many
   std::uint64_t epoch = 0;          ///< the block epoch all below belongs to
   unsigned char before[16];         ///< one accessor: the element at its first access
   platform::source_site site;       ///< one accessor: where it first touched it
@@ -86,6 +86,7 @@ class race_cells {
   race_cell& operator[](std::size_t i) noexcept { return table_[i]; }
   const race_cell& operator[](std::size_t i) const noexcept { return table_[i]; }
 
+  /// 128 empty cells: a lookup needs no test of an empty table.
   race_cells() : table_(128), mask_(127) {}
 
   /// The cell of the element at `addr`, or npos.
@@ -108,6 +109,7 @@ class race_cells {
     return i;
   }
 
+  /// The cells the table has room for (a power of two).
   std::size_t capacity() const noexcept { return table_.size(); }
 
   /// Only the cells that `keep(cell)` keeps, with nothing but their written_launch (a launch
