@@ -55,19 +55,18 @@ inline bool element_changed(const void* before, const void* now, std::size_t byt
 
 /// One element in the block epoch `epoch` (the accesses since the block's last barrier). While
 /// one thread alone, in one sync state, touched it (`stamp` is that thread's), its value at that
-/// thread's first access, where and in which warp sync state are kept here, and nothing else is
-/// done: what that thread did is looked at only where another access comes (race_detector's
-/// promote) or that thread's segment ends. Once two accessors met (`stamp` many), each segment
-/// logs its first access and the writer and the readers since the barrier are kept.
+/// thread's first access and where are kept here, and nothing else is done: what that thread did
+/// is looked at only where another access comes (race_detector's promote) or that thread's
+/// segment ends. Once two accessors met (`stamp` many), each segment logs its first access and
+/// the writer and the readers since the barrier are kept.
 struct race_cell {
   static constexpr std::uint64_t many = ~std::uint64_t{0};
   std::uintptr_t addr = 0;          ///< 0: empty
   std::size_t bytes = 0;
-  std::uint64_t stamp = 0;          ///< its one accessor's thread and sync state (race_detector's stamp_), or many
+  std::uint64_t stamp = 0;          ///< its one accessor's sync state and thread (race_detector's stamp_), or many
   std::uint64_t epoch = 0;          ///< the block epoch all below belongs to
   unsigned char before[16];         ///< one accessor: the element at its first access
   platform::source_site site;       ///< one accessor: where it first touched it
-  std::uint64_t sync = 0;           ///< one accessor: its warp's sync state then
   bool atomic = false;              ///< one accessor: an atomic operation touched it
   std::uint64_t logged = 0;         ///< many: segment + 1 in which it was logged last
   std::uint64_t written_launch = 0; ///< the launch a view last stored to it in

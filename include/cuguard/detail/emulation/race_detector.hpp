@@ -119,8 +119,7 @@ class race_detector {
   void access(unsigned t, void* p, std::size_t bytes, int count, const source_site& site, describe_access describe,
               const void* context) {
     if (!dirty_) { // the segment's first access: its thread's stamp
-      sync_now_ = warp_sync_[t / 32];
-      stamp_ = (std::max(epoch_, sync_now_) << 10) | t; // threads < 1024
+      stamp_ = (sync_state(t) << 10) | t; // threads < 1024
       dirty_ = true;
     }
     const auto at = reinterpret_cast<std::uintptr_t>(p);
@@ -217,7 +216,6 @@ class race_detector {
   void first_access(race_cell& c, std::size_t i, const source_site& site) {
     c.epoch = epoch_;
     c.stamp = stamp_;
-    c.sync = sync_now_;
     c.site = site;
     c.atomic = false;
     copy_element(c.before, reinterpret_cast<const void*>(c.addr), c.bytes);
@@ -261,17 +259,18 @@ class race_detector {
   /// change was an atomic's is neither.
   void promote(race_cell& c) {
     const int owner = static_cast<int>(c.stamp & 1023u);
+    const std::uint64_t sync = c.stamp >> 10;
     c.stamp = race_cell::many;
     c.writer = -1;
     c.readers = -1;
     if (c.atomic) return;
     if (element_changed(c.before, reinterpret_cast<const void*>(c.addr), c.bytes)) {
       c.writer = owner;
-      c.writer_sync = c.sync;
+      c.writer_sync = sync;
       c.writer_site = c.site;
       stored(c);
     } else {
-      readers_.push_back(reader{owner, c.sync, c.site, -1});
+      readers_.push_back(reader{owner, sync, c.site, -1});
       c.readers = static_cast<int>(readers_.size() - 1);
     }
   }
@@ -315,7 +314,7 @@ class race_detector {
           element_changed(c.before, reinterpret_cast<const void*>(c.addr), c.bytes))
         stored(c);
     }
-    const std::uint64_t my_sync = warp_sync_[t / 32];
+    const std::uint64_t my_sync = stamp_ >> 10;
     for (const logged_access& l : log_) {
       race_cell& c = cells_[l.cell];
       if (l.atomic) continue;
@@ -372,10 +371,14 @@ class race_detector {
     readers_.clear();
   }
 
-  /// True if an access of thread `a` (its warp in sync state `s`) comes before thread `b`'s.
+  /// The sync state of thread t: the later of its block's last barrier and its warp's.
+  std::uint64_t sync_state(unsigned t) const noexcept { return std::max(epoch_, warp_sync_[t / 32]); }
+
+  /// True if an access of thread `a` in sync state `s` comes before thread `b`'s (both in this
+  /// block epoch: a warp barrier since, for two lanes of one warp).
   bool ordered(int a, std::uint64_t s, unsigned b) const noexcept {
     const auto ua = static_cast<unsigned>(a);
-    return ua == b || (ua / 32 == b / 32 && warp_sync_[ua / 32] != s);
+    return ua == b || (ua / 32 == b / 32 && sync_state(ua) != s);
   }
 
   /// Keeps the grid's first race, or the first between two warps where the first was within
@@ -409,12 +412,11 @@ class race_detector {
   bool dirty_ = false;                ///< the running segment touched an element (stamp_ is its thread's)
   pattern_fill fill_;                 ///< the elements views stored to in this launch and the last
   /// Sync states: each block barrier and each warp barrier is the next number; a thread's state
-  /// is the later of its block's (epoch_) and its warp's (warp_sync_).
+  /// is the later of its block's (epoch_) and its warp's (warp_sync_): sync_state().
   std::uint64_t sync_ = 0;
   std::uint64_t epoch_ = 0;
   std::vector<std::uint64_t> warp_sync_;
   std::uint64_t stamp_ = 0;           ///< the running thread's stamp, (its sync state << 10) | thread, where dirty_
-  std::uint64_t sync_now_ = 0;        ///< and its warp's sync state
   bool (*holds_)(const void* shared, std::uintptr_t addr, std::size_t bytes) = nullptr; ///< watch()
   const void* shared_ = nullptr;
   std::vector<element> protected_;
