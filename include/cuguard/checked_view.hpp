@@ -415,8 +415,7 @@ class checked_view {
 
   // The largest offset and element count of a shape (saturated at 2^63) against what Index and
   // a pointer to T can hold: index_overflow of `op` where one does not fit.
-  CUGUARD_HOST_DEVICE bool reach_fits(operation op, std::uint64_t largest, std::uint64_t count, const detail::dims& shape,
-                                      const location& where) const;
+  CUGUARD_HOST_DEVICE bool reach_fits(operation op, std::uint64_t largest, std::uint64_t count, const location& where) const;
 
 #if !CUGUARD_IMPL_DEVICE_PASS
   // Host code: the tracked allocation the view lies in (through detail::host_hooks), its

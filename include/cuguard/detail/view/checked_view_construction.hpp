@@ -163,13 +163,12 @@ CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::check_reach(
                       {static_cast<std::int64_t>(count), 0, 0, shape_figure::none}, {{}, 0}, where);
     return false;
   }
-  return reach_fits(operation::make_view, largest, count, {{}, 0}, where);
+  return reach_fits(operation::make_view, largest, count, where);
 }
 
 template <class T, std::size_t Rank, class Index>
 CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::reach_fits(operation op, std::uint64_t largest, std::uint64_t count,
-                                                                 const detail::dims& shape, const location& where) const
-    -> bool {
+                                                                 const location& where) const -> bool {
   constexpr auto max = static_cast<std::uint64_t>(detail::max_of<Index>);
   // An offset in elements that fits Index may still be too far for a pointer: in bytes it must
   // fit ptrdiff_t (2^62 floats are 2^64 bytes, which wrap to the same address).
@@ -182,7 +181,7 @@ CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::reach_fits(operation op, 
     const std::uint64_t value = figure == shape_figure::element_count ? count : largest;
     const std::uint64_t limit = figure == shape_figure::pointer_offset ? max_pointer_offset : max;
     detail::fail_view(*this, violation_kind::index_overflow, op, -1,
-                      {static_cast<std::int64_t>(value), 0, static_cast<std::int64_t>(limit), figure}, shape, where);
+                      {static_cast<std::int64_t>(value), 0, static_cast<std::int64_t>(limit), figure}, {{}, 0}, where);
     return false;
   }
   return true;
