@@ -112,18 +112,17 @@ class race_cells {
   std::size_t capacity() const noexcept { return table_.size(); }
 
   /// Only the cells that `keep(cell)` keeps, with nothing but their written_launch (a launch
-  /// whose dynamic shared memory moved). True if any cell went.
+  /// whose dynamic shared memory moved); the table is left as it is where all are kept.
   template <class Keep>
-  bool keep_only(const Keep& keep) {
+  void keep_only(const Keep& keep) {
     bool any = false;
     for (const race_cell& c : table_) any = any || (c.addr != 0 && !keep(c));
-    if (!any) return false;
+    if (!any) return;
     std::vector<race_cell> old(table_.size());
     old.swap(table_);
     count_ = 0;
     for (const race_cell& c : old)
       if (c.addr != 0 && keep(c)) table_[insert(c.addr, c.bytes)].written_launch = c.written_launch;
-    return true;
   }
 
  private:
