@@ -129,8 +129,8 @@ class race_detector {
   /// The running thread runs an atomic operation on `p`: if a view reached the element that
   /// holds `p` in this segment, the change is the atomic's (atomics race with nothing).
   void atomic(const void* p) noexcept {
-    if (!dirty_) return;
     const auto a = reinterpret_cast<std::uintptr_t>(p);
+    if (!dirty_ || holds_ == nullptr || !holds_(shared_, a, 1)) return; // (global memory: no lookups)
     const std::size_t i = cells_.find(a);
     if (i != race_cells::npos && mark_atomic(cells_[i])) return;
     for (std::uintptr_t k = 1; k < sizeof(race_cell::before) && k <= a; ++k) { // a member of an element
