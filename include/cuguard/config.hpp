@@ -107,6 +107,18 @@
 #  define CUGUARD_IMPL_NOINLINE
 #endif
 
+// Emulation: the function that runs a kernel as one thread (backend::launch_context::thread)
+// inlines a kernel named at compile time and what it calls, as nvcc inlines device code; a block
+// whose threads never wait runs it inlined in turn (grid_runner::in_order_start). Without it the
+// host compiler leaves a checked kernel out of line (its cold paths count against its size): a
+// call a thread, and more. Optimized builds alone (at -O0 a kernel stays a frame of its own in
+// the debugger).
+#if CUGUARD_IMPL_EMULATION && defined(__GNUC__) && defined(__OPTIMIZE__)
+#  define CUGUARD_IMPL_FLATTEN __attribute__((flatten))
+#else
+#  define CUGUARD_IMPL_FLATTEN
+#endif
+
 // Every integer type, and the arithmetic types that are not integers. Overload sets whose members
 // take a cuda::std::source_location default argument list these instead of constraining a
 // template with enable_if: nvcc's device pass evaluates such a default argument at the

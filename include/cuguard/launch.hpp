@@ -126,9 +126,9 @@ struct kernel_call {
 } // namespace detail
 
 /// launch<kernel>(config, args...): launch(config, kernel, args...) with the kernel named at compile
-/// time. Under emulation the host compiler then inlines a small kernel into the loop that runs a
-/// block's threads (no indirect call per thread, and of the arguments only what the kernel reads);
-/// on a GPU it is the same launch.
+/// time. Under emulation an optimized build then inlines the kernel, and what it calls, into the
+/// function that runs it as one thread, and that into the loop over a block's threads where it is
+/// small (no indirect call per thread); on a GPU it is the same launch.
 template <auto Kernel, class... Args>
 void launch(const launch_config& config, Args&&... args) {
   detail::launch_calling(config, Kernel, detail::kernel_call<Kernel>{}, std::forward<Args>(args)...);

@@ -367,7 +367,7 @@ template <class Kernel, class Tuple, std::size_t... I>
 struct launch_context {
   Kernel kernel;
   Tuple* params;
-  static void thread(void* c) {
+  CUGUARD_IMPL_FLATTEN static void thread(void* c) {
     auto* x = static_cast<launch_context*>(c);
     x->kernel(get<I>(*x->params)...);
   }
