@@ -110,8 +110,8 @@
 // Emulation: the function that runs a kernel as one thread (backend::launch_context::thread)
 // inlines a kernel named at compile time and what it calls, as nvcc inlines device code; a block
 // whose threads never wait runs it inlined in turn (grid_runner::in_order_start). Without it the
-// host compiler leaves a checked kernel out of line (its cold paths count against its size): a
-// call a thread, and more. Optimized builds alone (at -O0 a kernel stays a frame of its own in
+// host compiler leaves a checked kernel out of line (its cold paths count against its size) and
+// calls it for every thread. Optimized builds alone (at -O0 a kernel stays a frame of its own in
 // the debugger).
 #if CUGUARD_IMPL_EMULATION && defined(__GNUC__) && defined(__OPTIMIZE__)
 #  define CUGUARD_IMPL_FLATTEN __attribute__((flatten))
