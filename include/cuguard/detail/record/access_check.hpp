@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// One element access, checked: the predicate device code evaluates at every access (one
-// accumulated condition, one unlikely branch), and beside it classify_access, which works out
-// on the host, from what the failed access recorded, which part of that predicate failed. The two
-// must agree; tests/host/access_check.test.cpp holds a table that fails each part once.
+// One element access, checked: the predicate evaluated at every access (in device code one
+// accumulated condition, one unlikely branch; on the host one branch a part), and beside it
+// classify_access, which works out on the host, from what the failed access recorded, which part
+// of that predicate failed. The two must agree; tests/host/access_check.test.cpp holds a table
+// that fails each part once.
 #pragma once
 
 #include <cuguard/config.hpp>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // checked_view's element accesses, defined. Checks on: the predicate of detail/record/access_check.hpp
-// and one unlikely branch per access; the cold side is detail::fail_access. Checks off: pointer
-// arithmetic.
+// (one unlikely branch per access in device code); the cold side is detail::fail_access. Checks
+// off: pointer arithmetic.
 #pragma once
 // Part of <cuguard/checked_view.hpp>, which includes it after the class.
 
