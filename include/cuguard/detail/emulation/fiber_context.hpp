@@ -61,8 +61,10 @@ extern "C" void cuguard_impl_fiber_switch(void** save_sp, void* load_sp);
 
 // A thread that has not waited yet runs as a plain call from the scheduler, on the scheduler's
 // stack: a block whose threads never wait runs them as a loop, with no switch. The first wait
-// leaves that stack to the thread, and the scheduler goes on on a fresh one. With the own switch
-// only, and not under AddressSanitizer (whose stack annotations assume one stack per fiber).
+// leaves that stack to the thread; the threads of the pass after it start on fresh stacks, each
+// switched to by the one before it, and a scheduler on a fresh stack goes on at the pass's end.
+// With the own switch only, and not under AddressSanitizer (whose stack annotations assume one
+// stack per fiber).
 #if CUGUARD_IMPL_FIBER_SWITCH && !defined(__SANITIZE_ADDRESS__)
 #  define CUGUARD_IMPL_DIRECT_THREADS 1
 #else

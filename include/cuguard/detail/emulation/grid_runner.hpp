@@ -35,8 +35,9 @@ struct trapped {};
 /// source hands out); inside a block the threads run round-robin in the order of the schedule
 /// (thread order unless CUGUARD_EMULATION_SCHEDULE says otherwise), each until it finishes or
 /// waits at __syncthreads() or a warp-wide operation: a plain call until its first wait, a fiber
-/// from then on (CUGUARD_IMPL_DIRECT_THREADS; otherwise a fiber from the start; in thread order,
-/// no fiber is written until a thread waits, exits or reads others: in_order_start). A barrier opens
+/// from then on, and the threads after it in its pass fibers from their start
+/// (CUGUARD_IMPL_DIRECT_THREADS; otherwise a fiber from the start; in thread order, no fiber is
+/// written until a thread waits, exits or reads others: in_order_start). A barrier opens
 /// when every thread of the block (or warp) that has not exited waits at it. A block runs on
 /// one OS thread, so `__shared__` (thread_local) storage is shared by the block.
 class grid_runner {
@@ -244,12 +245,10 @@ class grid_runner {
     make_context(f.context, stacks_.bottom(f.stack), stacks_.size(), &grid_runner::entry);
   }
 
-  // The running thread is done: its stack is free once the scheduler switched away from it.
+  // The running thread is done (its stack is given back as it switches away: switch_to_main).
   void finish_current() {
-    fiber& f = fibers_[current_];
-    f.st = fiber_state::done;
+    fibers_[current_].st = fiber_state::done;
     ++finished_;
-    stacks_.give_back(f.stack);
   }
 
   void run_block(dim3 grid, dim3 block, uint3 block_idx, std::size_t threads) {
@@ -336,8 +335,11 @@ class grid_runner {
   [[noreturn]] void resumed_direct_done(fiber& f);
 
   // The running thread waits and runs on the scheduler's stack: the stack becomes the thread's,
-  // and a scheduler on a fresh stack goes on. Returns when the thread is resumed.
+  // and the next thread of the pass or a scheduler on a fresh stack goes on. Returns when the
+  // thread is resumed.
   void leave_scheduler_stack(fiber& f);
+  // What the running thread switches to as it waits or finishes (next_fiber_of_pass, else the scheduler).
+  inline void* next_context();
 #endif
 
   // A thread of a block's in-order start waits, exits or reads others: the fibers are written first.
@@ -398,6 +400,7 @@ class grid_runner {
   unsigned current_ = 0;
   bool trapped_ = false;
   fiber_context main_; ///< the scheduler's context while a fiber runs
+  bool scheduler_parked_ = false; ///< the scheduler waits in resume() (main_ is its context)
   const void* main_stack_bottom_ = nullptr;
   std::size_t main_stack_size_ = 0;
   void* main_fake_stack_ = nullptr;

@@ -123,26 +123,34 @@ inline bool grid_runner::end_direct(unsigned& t) {
 }
 
 // The running thread waits and runs on the scheduler's stack: the stack becomes the thread's,
-// and a scheduler on a fresh stack goes on. Returns when the thread is resumed.
+// and the next thread of the pass goes on (started on a stack of its own where it has not), or a
+// scheduler on a fresh stack at the pass's end. Returns when the thread is resumed.
 __attribute__((noinline)) inline void grid_runner::leave_scheduler_stack(fiber& f) {
   f.on_scheduler_stack = false;
-  leave();
-  void* next = new_scheduler();
+  races_.end_segment(current_);
+  void* next = next_context();
   cuguard_impl_fiber_switch(&f.context.sp, next);
 }
 
-// A direct thread returned on a stack that became its own when it waited (the scheduler left
-// it, and resumed the thread since): the stack is free once this thread switched away for the
-// last time. Hands over to the next fiber of the pass, or to the scheduler.
+// The next fiber of the pass, handed over to; else the scheduler: the one that resumed the running
+// thread (parked in resume), or, where the running thread's stack was the scheduler's, a new one.
+inline void* grid_runner::next_context() {
+  const int next = next_fiber_of_pass();
+  if (next >= 0) {
+    hand_over(static_cast<unsigned>(next));
+    return fibers_[static_cast<unsigned>(next)].context.sp;
+  }
+  clear_running();
+  return scheduler_parked_ ? main_.sp : new_scheduler();
+}
+
+// A direct thread returned on a stack that became its own when it waited: the stack is free
+// once this thread switched away for the last time. Hands over as switch_to_main does.
 __attribute__((noinline)) inline void grid_runner::resumed_direct_done(fiber& f) {
+  void* next = next_context();
   stacks_.give_back(f.stack);
   void* discard = nullptr;
-  const int next = next_fiber_of_pass(); // handed over as switch_to_main does
-  if (next >= 0)
-    hand_over(static_cast<unsigned>(next));
-  else
-    clear_running();
-  cuguard_impl_fiber_switch(&discard, next >= 0 ? fibers_[static_cast<unsigned>(next)].context.sp : main_.sp);
+  cuguard_impl_fiber_switch(&discard, next);
   std::abort(); // unreachable
 }
 

@@ -25,14 +25,20 @@ inline void grid_runner::open_block_barrier() {
   barrier_sites_differ_ = false;
 }
 
-// What run_passes would resume next, where that is a thread that runs on a stack of its own:
-// taken from the pass (-1: the scheduler goes on, for a thread not started, the pass's end, a
-// trap or an error).
+// The next thread of the pass, where it runs on a stack of its own: taken from the pass (-1: the
+// scheduler goes on, for the pass's end, a trap or an error). With direct threads, a thread not
+// started is started here on a fresh stack, so that a waiting thread hands over to it with no
+// scheduler between (not a scheduler made anew for each thread of a barrier kernel's first
+// pass); otherwise the scheduler starts it (-1).
 inline int grid_runner::next_fiber_of_pass() {
   const int t = next_ready_of_pass();
   if (t < 0) return -1;
-  const fiber& f = fibers_[static_cast<unsigned>(t)];
-  if (f.stack < 0 || f.on_scheduler_stack) return -1; // not started: the scheduler runs it
+  fiber& f = fibers_[static_cast<unsigned>(t)];
+  if (f.on_scheduler_stack) return -1;
+  if (f.stack < 0) {
+    if (!CUGUARD_IMPL_DIRECT_THREADS) return -1;
+    start(f);
+  }
   ++pass_at_;
   pass_ran_ = true;
   return t;
@@ -83,7 +89,9 @@ __attribute__((noinline)) inline void grid_runner::resume(unsigned t) {
   if (fibers_[t].stack < 0) start(fibers_[t]);
   enter(t);
   asan_leaving(&main_fake_stack_, stacks_.bottom(fibers_[t].stack), stacks_.size());
+  scheduler_parked_ = true;
   switch_context(main_, fibers_[t].context);
+  scheduler_parked_ = false;
   asan_arrived(main_fake_stack_, nullptr, nullptr);
   clear_running();
 }
@@ -103,10 +111,19 @@ inline void grid_runner::protect_runtime() {
   races_.protect(&platform::watched_spaces, sizeof platform::watched_spaces);
 }
 
+// The running thread waits (will_resume) or finished: what it wrote is known (the race
+// detector), and the next thread runs. A finished thread's stack is free once it switched away
+// from it, and given back after the next context is chosen (which may take a stack).
 inline void grid_runner::switch_to_main(bool will_resume) {
   races_.end_segment(current_);
   fiber& f = fibers_[current_];
-#if !defined(__SANITIZE_ADDRESS__) // (ASan's fiber annotations assume every switch passes the scheduler)
+#if CUGUARD_IMPL_DIRECT_THREADS
+  void* next = next_context();
+  if (!will_resume) stacks_.give_back(f.stack);
+  cuguard_impl_fiber_switch(&f.context.sp, next);
+#else
+  if (!will_resume) stacks_.give_back(f.stack);
+#  if !defined(__SANITIZE_ADDRESS__) // (ASan's fiber annotations assume every switch passes the scheduler)
   // A thread that waits or finishes hands over to the next thread of the pass that waited
   // before, as the scheduler would resume it: one switch, not two.
   const int next = next_fiber_of_pass();
@@ -115,10 +132,11 @@ inline void grid_runner::switch_to_main(bool will_resume) {
     switch_context(f.context, fibers_[static_cast<unsigned>(next)].context);
     return;
   }
-#endif
+#  endif
   asan_leaving(will_resume ? &f.fake_stack : nullptr, main_stack_bottom_, main_stack_size_);
   switch_context(f.context, main_);
   asan_arrived(f.fake_stack, &main_stack_bottom_, &main_stack_size_);
+#endif
 }
 
 inline void grid_runner::entry() {
