@@ -373,16 +373,22 @@ class grid_runner {
 
   // Every live thread of the block waits at __syncthreads(): it opens (defined below the class).
   inline void open_block_barrier();
-  // The next thread of the pass that is ready, left at pass_at_ (-1: none, or a trap or an error).
-  int next_ready_of_pass() {
-    if (trapped_ || error_) return -1;
-    while (pass_at_ < threads_ && fibers_[order_[pass_at_]].st != fiber_state::ready) ++pass_at_;
-    return pass_at_ < threads_ ? static_cast<int>(order_[pass_at_]) : -1;
+  // The next thread of the pass that is ready, `t`, left at pass_at_ (false: none, or a trap or an error).
+  bool next_ready_of_pass(unsigned& t) {
+    if (trapped_ || error_) return false;
+    for (unsigned at = pass_at_; at < threads_; ++at) {
+      t = order_[at];
+      if (fibers_[t].st == fiber_state::ready) {
+        pass_at_ = at;
+        return true;
+      }
+    }
+    pass_at_ = threads_;
+    return false;
   }
-  // What run_passes would resume next, where that is a thread that runs on a stack of its own:
-  // taken from the pass (-1: the scheduler goes on, for a thread not started, the pass's end, a
-  // trap or an error).
-  inline int next_fiber_of_pass();
+  // The next thread of the pass where it runs on a stack of its own, taken from the pass (false:
+  // the scheduler goes on; defined below the class).
+  inline bool next_fiber_of_pass(unsigned& t);
 
   void protect_runtime(); // the scheduler's thread_local state is no kernel's shared memory
 

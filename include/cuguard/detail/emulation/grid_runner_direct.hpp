@@ -112,13 +112,13 @@ inline bool grid_runner::end_direct(unsigned& t) {
   // As every fiber starts from the default floating-point modes, so does every direct
   // thread: a thread that changed the rounding or flush-to-zero mode passes it on to none.
   keep_default_float_modes();
-  const int next = next_ready_of_pass();
-  if (next < 0 || fibers_[static_cast<unsigned>(next)].stack >= 0) { // run_passes resumes it
+  unsigned next;
+  if (!next_ready_of_pass(next) || fibers_[next].stack >= 0) { // run_passes resumes it
     clear_running();
     return false;
   }
   ++pass_at_;
-  t = static_cast<unsigned>(next);
+  t = next;
   return true;
 }
 
@@ -135,10 +135,10 @@ __attribute__((noinline)) inline void grid_runner::leave_scheduler_stack(fiber& 
 // The next fiber of the pass, handed over to; else the scheduler: the one that resumed the running
 // thread (parked in resume), or, where the running thread's stack was the scheduler's, a new one.
 inline void* grid_runner::next_context() {
-  const int next = next_fiber_of_pass();
-  if (next >= 0) {
-    hand_over(static_cast<unsigned>(next));
-    return fibers_[static_cast<unsigned>(next)].context.sp;
+  unsigned next;
+  if (next_fiber_of_pass(next)) {
+    hand_over(next);
+    return fibers_[next].context.sp;
   }
   clear_running();
   return scheduler_parked_ ? main_.sp : new_scheduler();

@@ -25,23 +25,22 @@ inline void grid_runner::open_block_barrier() {
   barrier_sites_differ_ = false;
 }
 
-// The next thread of the pass, where it runs on a stack of its own: taken from the pass (-1: the
-// scheduler goes on, for the pass's end, a trap or an error). With direct threads, a thread not
-// started is started here on a fresh stack, so that a waiting thread hands over to it with no
-// scheduler between (not a scheduler made anew for each thread of a barrier kernel's first
-// pass); otherwise the scheduler starts it (-1).
-inline int grid_runner::next_fiber_of_pass() {
-  const int t = next_ready_of_pass();
-  if (t < 0) return -1;
-  fiber& f = fibers_[static_cast<unsigned>(t)];
-  if (f.on_scheduler_stack) return -1;
+// The next thread of the pass, `t`, where it runs on a stack of its own: taken from the pass
+// (false: the scheduler goes on, for the pass's end, a trap or an error). With direct threads, a
+// thread not started is started here on a fresh stack, so that a waiting thread hands over to it
+// with no scheduler between (not a scheduler made anew for each thread of a barrier kernel's
+// first pass); otherwise the scheduler starts it (false).
+inline bool grid_runner::next_fiber_of_pass(unsigned& t) {
+  if (!next_ready_of_pass(t)) return false;
+  fiber& f = fibers_[t];
+  if (f.on_scheduler_stack) return false;
   if (f.stack < 0) {
-    if (!CUGUARD_IMPL_DIRECT_THREADS) return -1;
+    if (!CUGUARD_IMPL_DIRECT_THREADS) return false;
     start(f);
   }
   ++pass_at_;
   pass_ran_ = true;
-  return t;
+  return true;
 }
 
 inline void grid_runner::enter(unsigned t) {
@@ -126,10 +125,10 @@ inline void grid_runner::switch_to_main(bool will_resume) {
 #  if !defined(__SANITIZE_ADDRESS__) // (ASan's fiber annotations assume every switch passes the scheduler)
   // A thread that waits or finishes hands over to the next thread of the pass that waited
   // before, as the scheduler would resume it: one switch, not two.
-  const int next = next_fiber_of_pass();
-  if (next >= 0) {
-    hand_over(static_cast<unsigned>(next));
-    switch_context(f.context, fibers_[static_cast<unsigned>(next)].context);
+  unsigned next;
+  if (next_fiber_of_pass(next)) {
+    hand_over(next);
+    switch_context(f.context, fibers_[next].context);
     return;
   }
 #  endif
