@@ -195,6 +195,50 @@ TEST_CASE("CUGUARD_EMULATION_SCHEDULE orders a block's threads: a missing __sync
   CHECK(neighbour_under("random:12345", true) == right);
 }
 
+namespace barrier_tests {
+// Each thread adds up what another thread of its block stored, over `rounds` rounds: a barrier
+// after each store and after each read, every thread of the block at every one. Each wait hands
+// over to the next thread of the pass, which in the first pass starts on a stack of its own.
+__global__ void rounds_of_reads(cuguard::checked_view<int, 1> out, int rounds) {
+  __shared__ int tile[1024];
+  const int n = static_cast<int>(blockDim.x), i = static_cast<int>(threadIdx.x), b = static_cast<int>(blockIdx.x);
+  int sum = 0;
+  for (int r = 0; r < rounds; ++r) {
+    tile[i] = r * 10000 + b * 1000 + i;
+    __syncthreads();
+    sum += tile[(i + r + 1) % n];
+    __syncthreads();
+  }
+  out[b * n + i] = sum;
+}
+} // namespace barrier_tests
+
+TEST_CASE("every thread of a block of any size waits at every barrier: the same sums in every schedule") {
+  constexpr int blocks = 3, rounds = 4;
+  for (const int n : {1, 2, 33, 256, 1024}) {
+    cuguard::device_buffer<int> out(static_cast<std::size_t>(blocks * n), "out");
+    for (const char* order : {"forward", "reverse", "random:3"}) {
+      CAPTURE(n);
+      CAPTURE(order);
+      out.fill_bytes(0);
+      device_test_support::under_schedule(order, [&] {
+        cuguard::launch(barrier_tests::rounds_of_reads, blocks, n, out.view(), rounds);
+        cuguard::launch(barrier_tests::rounds_of_reads, blocks, n, out.view(), rounds); // the runner's stacks again
+      });
+      cuguard::check();
+      const std::vector<int> got = out.to_host();
+      int wrong = 0;
+      for (int b = 0; b < blocks; ++b)
+        for (int i = 0; i < n; ++i) {
+          int expected = 0;
+          for (int r = 0; r < rounds; ++r) expected += r * 10000 + b * 1000 + (i + r + 1) % n;
+          wrong += got[static_cast<std::size_t>(b * n + i)] != expected;
+        }
+      CHECK(wrong == 0);
+    }
+  }
+}
+
 TEST_CASE("a CUGUARD_EMULATION_SCHEDULE that cannot be read is refused with what it expects") {
   namespace emu = cuguard::detail::engine;
   for (const char* bad : {"backwards", "random:", "random:12x", "random"}) {
