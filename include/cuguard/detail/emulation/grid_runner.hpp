@@ -282,7 +282,7 @@ class grid_runner {
     if (in_order_) body_.in_order(*this, body_.arg);
 #endif
     for (;;) {
-      if (trapped_ || error_ || finished_ == threads_) return;
+      if (stopped() || finished_ == threads_) return;
       if (pass_at_ == threads_) {
         // Every live thread waits at __syncthreads() (none can be ready): the barrier opens;
         // else, where no thread could run in the pass, the warp barriers open.
@@ -338,8 +338,9 @@ class grid_runner {
   // and the next thread of the pass or a scheduler on a fresh stack goes on. Returns when the
   // thread is resumed.
   void leave_scheduler_stack(fiber& f);
-  // What the running thread switches to as it waits or finishes (next_fiber_of_pass, else the scheduler).
-  inline void* next_context();
+  // What the running thread switches to as it waits or (`finished`) finishes: next_fiber_of_pass,
+  // else the scheduler.
+  inline void* next_context(bool finished);
 #endif
 
   // A thread of a block's in-order start waits, exits or reads others: the fibers are written first.
@@ -373,9 +374,11 @@ class grid_runner {
 
   // Every live thread of the block waits at __syncthreads(): it opens (defined below the class).
   inline void open_block_barrier();
-  // The next thread of the pass that is ready, `t`, left at pass_at_ (false: none, or a trap or an error).
+  // A thread trapped or threw: the block stops. Only a thread that finishes can have stopped it,
+  // so a waiting thread hands over without this test.
+  bool stopped() const noexcept { return trapped_ || error_; }
+  // The next thread of the pass that is ready, `t`, left at pass_at_ (false: none).
   bool next_ready_of_pass(unsigned& t) {
-    if (trapped_ || error_) return false;
     for (unsigned at = pass_at_; at < threads_; ++at) {
       t = order_[at];
       if (fibers_[t].st == fiber_state::ready) {

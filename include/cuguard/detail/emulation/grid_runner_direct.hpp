@@ -113,7 +113,7 @@ inline bool grid_runner::end_direct(unsigned& t) {
   // thread: a thread that changed the rounding or flush-to-zero mode passes it on to none.
   keep_default_float_modes();
   unsigned next;
-  if (!next_ready_of_pass(next) || fibers_[next].stack >= 0) { // run_passes resumes it
+  if (stopped() || !next_ready_of_pass(next) || fibers_[next].stack >= 0) { // run_passes resumes it
     clear_running();
     return false;
   }
@@ -128,15 +128,15 @@ inline bool grid_runner::end_direct(unsigned& t) {
 __attribute__((noinline)) inline void grid_runner::leave_scheduler_stack(fiber& f) {
   f.on_scheduler_stack = false;
   races_.end_segment(current_);
-  void* next = next_context();
+  void* next = next_context(false);
   cuguard_impl_fiber_switch(&f.context.sp, next);
 }
 
 // The next fiber of the pass, handed over to; else the scheduler: the one that resumed the running
 // thread (parked in resume), or, where the running thread's stack was the scheduler's, a new one.
-inline void* grid_runner::next_context() {
+inline void* grid_runner::next_context(bool finished) {
   unsigned next;
-  if (next_fiber_of_pass(next)) {
+  if (!(finished && stopped()) && next_fiber_of_pass(next)) {
     hand_over(next);
     return fibers_[next].context.sp;
   }
@@ -147,7 +147,7 @@ inline void* grid_runner::next_context() {
 // A direct thread returned on a stack that became its own when it waited: the stack is free
 // once this thread switched away for the last time. Hands over as switch_to_main does.
 __attribute__((noinline)) inline void grid_runner::resumed_direct_done(fiber& f) {
-  void* next = next_context();
+  void* next = next_context(true);
   stacks_.give_back(f.stack);
   void* discard = nullptr;
   cuguard_impl_fiber_switch(&discard, next);

@@ -26,7 +26,7 @@ inline void grid_runner::open_block_barrier() {
 }
 
 // The next thread of the pass, `t`, where it runs on a stack of its own: taken from the pass
-// (false: the scheduler goes on, for the pass's end, a trap or an error). With direct threads, a
+// (false: the scheduler goes on, for the pass's end; the callers test stopped() first). With direct threads, a
 // thread not started is started here on a fresh stack, so that a waiting thread hands over to it
 // with no scheduler between (not a scheduler made anew for each thread of a barrier kernel's
 // first pass); otherwise the scheduler starts it (false).
@@ -117,7 +117,7 @@ inline void grid_runner::switch_to_main(bool will_resume) {
   races_.end_segment(current_);
   fiber& f = fibers_[current_];
 #if CUGUARD_IMPL_DIRECT_THREADS
-  void* next = next_context();
+  void* next = next_context(!will_resume);
   if (!will_resume) stacks_.give_back(f.stack);
   cuguard_impl_fiber_switch(&f.context.sp, next);
 #else
@@ -126,7 +126,7 @@ inline void grid_runner::switch_to_main(bool will_resume) {
   // A thread that waits or finishes hands over to the next thread of the pass that waited
   // before, as the scheduler would resume it: one switch, not two.
   unsigned next;
-  if (next_fiber_of_pass(next)) {
+  if ((will_resume || !stopped()) && next_fiber_of_pass(next)) {
     hand_over(next);
     switch_context(f.context, fibers_[next].context);
     return;
