@@ -26,10 +26,10 @@ inline void grid_runner::open_block_barrier() {
 }
 
 // The next thread of the pass, `t`, where it runs on a stack of its own: taken from the pass
-// (false: the scheduler goes on, for the pass's end; the callers test stopped() first). With direct threads, a
-// thread not started is started here on a fresh stack, so that a waiting thread hands over to it
-// with no scheduler between (not a scheduler made anew for each thread of a barrier kernel's
-// first pass); otherwise the scheduler starts it (false).
+// (false: the scheduler goes on, for the pass's end; the callers test stopped() first). With
+// direct threads, a thread not started is started here on a fresh stack, so that a waiting
+// thread hands over to it with no scheduler between (not a scheduler made anew for each thread
+// of a barrier kernel's first pass); otherwise the scheduler starts it (false).
 inline bool grid_runner::next_fiber_of_pass(unsigned& t) {
   if (!next_ready_of_pass(t)) return false;
   fiber& f = fibers_[t];
