@@ -46,11 +46,14 @@ struct launch_config {
 namespace detail {
 /// What a launch does once its kernel started (or failed to): one function for every kernel, so
 /// that each launch compiles to little more than its arguments. Throws cuda_error for a launch
-/// that failed (`error`: the backend's own words, else the CUDA error); with
-/// CUGUARD_LAUNCH_BLOCKING=1, calls check().
-inline void end_launch(backend::status s, const text& error, const launch_entry& entry, cudaStream_t stream) {
+/// that failed (`error`: the backend's own words, else the CUDA error), except, where
+/// `refusal_throws` is false (a `<<<>>>` launch), one CUDA refused, which is left to
+/// cudaGetLastError as on a GPU; with CUGUARD_LAUNCH_BLOCKING=1, calls check().
+inline void end_launch(backend::status s, const text& error, const launch_entry& entry, cudaStream_t stream,
+                       bool refusal_throws) {
   if (s != 0) {
     if (!error.empty()) throw cuda_error(0, (text("cuguard: ") << describe_launch(entry) << ' ' << error).c_str());
+    if (!refusal_throws) return;
     throw_cuda(s, text("cannot start ") << describe_launch(entry));
   }
   // A stream being captured into a graph runs nothing yet (and synchronizing it would end the capture).
@@ -62,7 +65,9 @@ namespace detail {
 /// cuguard::launch of `kernel`, whose threads run `call(params...)` under emulation: a call that
 /// names the kernel at compile time (a lambda, as a rewritten <<<>>> launch passes) lets the host
 /// compiler inline the kernel into the loop that runs a block's threads. CUDA runs `kernel`.
-template <class Call, class... Params, class... Args>
+/// `RefusalThrows`: false for a `<<<>>>` launch, whose refused configuration only sets the error
+/// cudaGetLastError returns, as on a GPU (see end_launch).
+template <bool RefusalThrows = true, class Call, class... Params, class... Args>
 void launch_calling(const launch_config& config, void (*kernel)(Params...), Call call, Args&&... args) {
   static_assert(sizeof...(Params) == sizeof...(Args), "cuguard::launch: the number of arguments differs from the "
                                                       "number of kernel parameters");
@@ -92,7 +97,7 @@ void launch_calling(const launch_config& config, void (*kernel)(Params...), Call
   const detail::backend::status s = detail::backend::launch(config.grid, config.block, config.shared_bytes, config.stream,
                                                             kernel, params, error, std::index_sequence_for<Params...>{});
 #endif
-  detail::end_launch(s, error, entry, config.stream);
+  detail::end_launch(s, error, entry, config.stream, RefusalThrows);
 }
 } // namespace detail
 

@@ -5,11 +5,15 @@ translate(text, path) gives the build's copy of a CUDA source: the same lines (a
 names the user's file, so reports and compiler errors point at it), in which
 
 * ``kernel<<<grid, block[, shared[, stream]]>>>(args)`` becomes a cuguard launch
-  (``::cuguard::detail::chevron(kernel, call, site, grid, block, shared, stream)(args)``, where
-  ``call`` is a lambda that calls the kernel by name, so that the host compiler can inline it; with
-  ``torch=True`` ``::cuguard::detail::torch_adapter::chevron``, which launches on PyTorch's current stream
+  (``::cuguard::detail::chevron_named<Launch>(pointer, call, "kernel", site, grid, block, shared,
+  stream)(args)``, where ``call`` is a lambda that calls the kernel by name, so that the host
+  compiler can inline it and a kernel template's arguments are deduced from the launch's as nvcc
+  deduces them, and ``pointer`` gives the kernel's pointer where the name names one function;
+  ``Launch`` is ``::cuguard::detail::plain_launch``, or with ``torch=True``
+  ``::cuguard::detail::torch_adapter::torch_launch``, which launches on PyTorch's current stream
   and raises reports as PyTorch errors), its launch site named after the enclosing function even
-  inside a lambda (AT_DISPATCH);
+  inside a lambda (AT_DISPATCH); a kernel given by an expression, or a launch outside every
+  function, is ``::cuguard::detail::chevron<Launch>(kernel, site, ...)(args)``;
 * ``extern __shared__ T name[];`` becomes the block's dynamic shared memory
   (``T* const name = ::cuguard::dynamic_shared<T>();`` in a function; at namespace scope an
   object that converts to ``T*``);
@@ -173,23 +177,21 @@ def _in_directive(masked, at):
     return True
 
 
-def _thread_call(masked, start, at):
-    """What each emulated thread calls, before the launch site: for a kernel named (``k``,
-    ``ns::k<T, 3>``) a lambda that calls it by name, which the host compiler can inline into the
-    loop over a block's threads (parenthesized: no argument-dependent lookup; ``[&]``: a name of a
-    local function pointer works too, as the launch runs before the lambda goes); for a kernel
-    given by an expression ``(...)``, or outside every function and macro, nothing (its threads call
-    the pointer)."""
-    name = " ".join(masked[start:at].split())
-    if name.startswith("(") or (_namespace_scope(masked, start) and not _in_directive(masked, start)):
-        return ""
-    return f"[&](auto&... cuguard_impl_params) {{ ({name})(cuguard_impl_params...); }}, "
+def _named_launch(masked, start, at):
+    """True where the launch names its kernel (``k``, ``ns::k<T, 3>``, a local pointer) inside a
+    function or a macro: its threads then call it by name, through a lambda that the host
+    compiler can inline into the loop over a block's threads (parenthesized: no
+    argument-dependent lookup; ``[&]``: a name of a local function pointer works too, as the
+    launch runs before the lambda goes). A kernel given by an expression ``(...)``, or a launch
+    outside every function and macro, is called through its pointer."""
+    return not (masked[start] == "(" or (_namespace_scope(masked, start) and not _in_directive(masked, start)))
 
 
 def _launches(text, masked, path, torch):
     """[(begin, end, replacement)] for every <<<...>>>(...) launch."""
     edits = []
-    chevron = "::cuguard::detail::torch_adapter::chevron" if torch else "::cuguard::detail::chevron"
+    launch = "::cuguard::detail::torch_adapter::torch_launch" if torch else "::cuguard::detail::plain_launch"
+    site = "::cuguard::detail::chevron_site(__PRETTY_FUNCTION__)"
     pos = 0
     while True:
         at = masked.find("<<<", pos)
@@ -207,13 +209,21 @@ def _launches(text, masked, path, torch):
         end = _match_forward(masked, paren, "(", ")")
         if end < 0:
             raise TranslationError(f"{path}:{_line_of(text, at)}: the launch's argument list is not closed")
-        kernel = text[start:at].rstrip()
-        kernel += "\n" * (text.count("\n", start, at) - kernel.count("\n"))  # lines kept
+        lines = text.count("\n", start, at)  # kept
         config = text[at + 3:close]
         gap = text[close + 3:paren]
         args = text[paren:end + 1]
-        edits.append((start, end + 1, f"{chevron}({kernel}, {_thread_call(masked, start, at)}"
-                                      f"::cuguard::detail::chevron_site(__PRETTY_FUNCTION__), {config}){gap}{args}"))
+        if _named_launch(masked, start, at):
+            name = " ".join(masked[start:at].split())
+            pointer = f"::cuguard::detail::kernel_pointer({name}, cuguard_impl_tag)"
+            head = (f"::cuguard::detail::chevron_named<{launch}>("
+                    f"[&](auto cuguard_impl_tag) -> decltype({pointer}) {{ return {pointer}; }}, "
+                    f"[&](auto&... cuguard_impl_params) {{ ({name})(cuguard_impl_params...); }}, "
+                    f"\"{name}\"{chr(10) * lines}, ")
+        else:
+            kernel = text[start:at].rstrip()
+            head = f"::cuguard::detail::chevron<{launch}>({kernel}{chr(10) * (lines - kernel.count(chr(10)))}, "
+        edits.append((start, end + 1, f"{head}{site}, {config}){gap}{args}"))
         pos = end + 1
 
 
@@ -340,8 +350,10 @@ def translate(text, path, torch=False):
         pieces += [text[at:begin], new]
         at = end
     pieces.append(text[at:])
-    prelude = "#include <cuguard/torch.hpp>\n" if torch else "#include <cuguard/cuguard.hpp>\n"
-    prelude += "#include <cuguard/emulated_runtime.hpp>\n#include <cuguard/detail/runtime/chevron.hpp>\n"
+    # (torch: ATen's CUDA host API with its CPU meaning, which includes the emulated runtime)
+    prelude = "#include <cuguard/torch.hpp>\n#include <cuguard/detail/adapters/torch_cuda_host.hpp>\n" if torch \
+        else "#include <cuguard/cuguard.hpp>\n#include <cuguard/emulated_runtime.hpp>\n"
+    prelude += "#include <cuguard/detail/runtime/chevron.hpp>\n"
     where = os.path.abspath(path).replace("\\", "/").replace('"', '\\"')
     return f"// generated by cuguard from {where}: its <<<>>> launches and extern __shared__ arrays for emulation\n" \
            f"{prelude}#line 1 \"{where}\"\n" + "".join(pieces)

@@ -47,9 +47,16 @@ def _checks_flag(checks):
     return f"-DCUGUARD_ENABLE_CHECKS={1 if checks else 0}"
 
 
+def _aten_cuda_include():
+    """The folder whose <ATen/cuda/...> and <c10/cuda/...> headers give ATen's CUDA host API its
+    CPU meaning under emulation: ahead of Torch's own on the include path."""
+    return os.path.join(get_include()[0], "cuguard", "detail", "adapters", "aten_cuda")
+
+
 def _emulation_flags(checks):
-    # -O1: emulated kernels run every thread's code on the CPU; later flags (the user's) win.
-    return ["-std=c++17", "-O1", "-DCUGUARD_EMULATION=1", _checks_flag(checks)]
+    # -O1: emulated kernels run every thread's code on the CPU; -g1: line tables, so that a fault
+    # in a kernel names its line; later flags (the user's) win.
+    return ["-std=c++17", "-O1", "-g1", "-DCUGUARD_EMULATION=1", _checks_flag(checks)]
 
 
 def _translated(sources, folder):
@@ -90,6 +97,7 @@ def load(name, sources, checks=True, **kwargs):
             list(kwargs.get("extra_cuda_cflags") or [])
         return _cpp.load(name, [os.fspath(s) for s in sources], **kwargs)
     kwargs.pop("extra_cuda_cflags", None)
+    kwargs["extra_include_paths"] = [_aten_cuda_include()] + kwargs["extra_include_paths"]
     build = _build_directory(name, kwargs)
     os.makedirs(build, exist_ok=True)
     kwargs["build_directory"] = build
@@ -116,6 +124,7 @@ def CUDAExtension(name, sources, *args, checks=True, **kwargs):  # noqa: N802 (t
         return _cpp.CUDAExtension(name, sources, *args, extra_compile_args=extra, **kwargs)
     if isinstance(extra, dict):
         extra = list(extra.get("cxx", []))
+    kwargs["include_dirs"] = [_aten_cuda_include()] + kwargs["include_dirs"]
     folder = os.path.join("build", "cuguard_emulated", name.replace(".", "_"))
     os.makedirs(folder, exist_ok=True)
     libraries = kwargs.pop("libraries", None) or []

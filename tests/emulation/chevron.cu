@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // A .cu file as nvcc builds it, built unchanged under emulation by cuguard_emulate: <<<>>> launches
 // (a template kernel, a kernel of an anonymous namespace, a launch inside a lambda, dynamic shared
-// memory and a stream), extern __shared__ arrays in a kernel and at namespace scope, and reports
-// that name this file, its lines and the function that launched.
+// memory and a stream, a template whose arguments the launch deduces, a static member of a class
+// template, arguments that convert to the parameters), extern __shared__ arrays in a kernel and at
+// namespace scope, reports that name this file, its lines and the function that launched, and
+// launches CUDA refuses, which set cudaGetLastError and raise nothing.
 #include "device_support.hpp"
 
 #include <cuguard/cuguard.hpp>
@@ -52,7 +54,64 @@ __global__ void fill_twice(cuguard::checked_view<float, 1> v, float value) {
   v[static_cast<int>(threadIdx.x)] = 2 * value;
 }
 
+// Raw pointers, as most extensions' kernels take them: T deduced from the launch's arguments.
+template <typename T, typename Index>
+__global__ void axpy(const T* __restrict__ x, T* __restrict__ y, T a, Index n) {
+  const Index i = static_cast<Index>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i < n) y[i] += a * x[i];
+}
+
+template <typename T>
+struct ops {
+  static __global__ void negate(T* v, int n) {
+    const int i = static_cast<int>(threadIdx.x);
+    if (i < n) v[i] = -v[i];
+  }
+};
+
 } // namespace
+
+TEST_CASE("a <<<>>> launch deduces a kernel template's arguments from its arguments, as nvcc does") {
+  cuguard::device_buffer<float> x(40, "x"), y(40, "y");
+  float host[40];
+  for (int i = 0; i < 40; ++i) host[i] = static_cast<float>(i);
+  x.copy_from_host(host, 40);
+  y.copy_from_host(host, 40);
+  float* const xs = x.data(); // float* for a const float* parameter
+  const std::size_t blocks = 2; // an integer grid of another type
+  axpy<<<blocks, 32>>>(xs, y.data(), 2.0f, std::int64_t{40});
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  y.copy_to_host(host, 40);
+  CHECK(host[0] == 0.0f);
+  CHECK(host[39] == 39.0f * 3);
+  axpy<float><<<1, 40>>>(xs, y.data(), 1.0f, 40); // partly explicit: Index deduced
+  ops<float>::negate<<<1, 64>>>(y.data(), 40);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  y.copy_to_host(host, 40);
+  CHECK(host[39] == -39.0f * 4);
+  CHECK(cudaGetLastError() == cudaSuccess);
+}
+
+TEST_CASE("a <<<>>> launch CUDA refuses runs nothing and sets cudaGetLastError, as on a GPU") {
+  cuguard::device_buffer<float> y(8, "y");
+  float host[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+  y.copy_from_host(host, 8);
+  const unsigned no_blocks = 0;
+  ops<float>::negate<<<no_blocks, 8>>>(y.data(), 8);
+  CHECK(cudaPeekAtLastError() == cudaErrorInvalidConfiguration);
+  CHECK(cudaGetLastError() == cudaErrorInvalidConfiguration);
+  CHECK(cudaGetLastError() == cudaSuccess);
+  ops<float>::negate<<<1, 1025>>>(y.data(), 8);
+  CHECK(cudaGetLastError() == cudaErrorInvalidConfiguration);
+  ops<float>::negate<<<dim3(1, 65536), 8>>>(y.data(), 8);
+  CHECK(cudaGetLastError() == cudaErrorInvalidConfiguration);
+  y.copy_to_host(host, 8);
+  CHECK(host[0] == 1.0f); // nothing ran
+  ops<float>::negate<<<1, 8>>>(y.data(), 8);
+  CHECK(cudaGetLastError() == cudaSuccess);
+  y.copy_to_host(host, 8);
+  CHECK(host[0] == -1.0f);
+}
 
 TEST_CASE("a <<<>>> launch runs a kernel given by a local pointer or by an expression") {
   cuguard::device_buffer<float> buf(8, "values");

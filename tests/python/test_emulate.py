@@ -8,7 +8,8 @@ import pytest
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "python" / "cuguard"))
 import emulate  # noqa: E402
 
-CHEVRON = "::cuguard::detail::chevron"
+PLAIN = "::cuguard::detail::plain_launch"
+CHEVRON = f"::cuguard::detail::chevron<{PLAIN}>"
 SITE = "::cuguard::detail::chevron_site(__PRETTY_FUNCTION__)"
 
 
@@ -20,34 +21,39 @@ def body(text, path="/src/k.cu", torch=False):
     return rest
 
 
-def call(kernel):
-    """The lambda a translated launch of `kernel` gives its threads to call."""
-    return f"[&](auto&... cuguard_impl_params) {{ ({kernel})(cuguard_impl_params...); }}"
+def named(kernel, launch=PLAIN):
+    """The head of a translated launch that names `kernel`: the kernel's pointer where the name names
+    one function, and the lambda its threads call (which deduces a template's arguments)."""
+    pointer = f"::cuguard::detail::kernel_pointer({kernel}, cuguard_impl_tag)"
+    return (f"::cuguard::detail::chevron_named<{launch}>([&](auto cuguard_impl_tag) -> decltype({pointer}) "
+            f"{{ return {pointer}; }}, [&](auto&... cuguard_impl_params) {{ ({kernel})(cuguard_impl_params...); }}, "
+            f'"{kernel}"')
 
 
 def test_a_launch_becomes_a_cuguard_launch_with_its_configuration_and_arguments():
-    assert body("void f() { k<<<g, b>>>(x, y); }") == f"void f() {{ {CHEVRON}(k, {call('k')}, {SITE}, g, b)(x, y); }}"
+    assert body("void f() { k<<<g, b>>>(x, y); }") == f"void f() {{ {named('k')}, {SITE}, g, b)(x, y); }}"
     assert body("void f() { ns::k<float, 3><<<dim3(1, 2), 32, 0, s>>>(f(a, b)); }") == \
-        f"void f() {{ {CHEVRON}(ns::k<float, 3>, {call('ns::k<float, 3>')}, {SITE}, dim3(1, 2), 32, 0, s)(f(a, b)); }}"
+        f"void f() {{ {named('ns::k<float, 3>')}, {SITE}, dim3(1, 2), 32, 0, s)(f(a, b)); }}"
 
 
 def test_a_kernel_given_by_an_expression_or_outside_functions_is_called_through_its_pointer():
     assert body("void f() { (pick ? a : b)<<<1, 2>>>(x); }") == f"void f() {{ {CHEVRON}((pick ? a : b), {SITE}, 1, 2)(x); }}"
     assert body("int v = (k<<<1, 2>>>(x), 0);") == f"int v = ({CHEVRON}(k, {SITE}, 1, 2)(x), 0);"
     assert body("#define RUN(kernel) \\\n  kernel<<<1, 2>>>(x)\n") == \
-        f"#define RUN(kernel) \\\n  {CHEVRON}(kernel, {call('kernel')}, {SITE}, 1, 2)(x)\n"
+        f"#define RUN(kernel) \\\n  {named('kernel')}, {SITE}, 1, 2)(x)\n"
 
 
 def test_a_launch_across_lines_keeps_every_line():
     text = "void f() {\n  k<T>\n  <<<g,\n     b>>>(\n    a,\n    b);\n}\n"
     out = body(text)
     assert out.count("\n") == text.count("\n")
-    assert out.splitlines()[1] == f"  {CHEVRON}(k<T>"
-    assert out.splitlines()[2] == f", {call('k<T>')}, {SITE}, g,"
+    assert out.splitlines()[1] == f"  {named('k<T>')}"
+    assert out.splitlines()[2] == f", {SITE}, g,"
     text = "void f() {\n  ns::k<T,\n    3> // the kernel\n  <<<g, b>>>(a);\n}\nint after;\n"
     out = body(text)
     assert out.count("\n") == text.count("\n")
-    assert out.splitlines()[3] == f", {call('ns::k<T, 3>')}, {SITE}, g, b)(a);"
+    assert out.splitlines()[1] == f"  {named('ns::k<T, 3>')}"
+    assert out.splitlines()[3] == f", {SITE}, g, b)(a);"
 
 
 def test_launches_in_comments_and_strings_are_left_alone():
@@ -56,9 +62,9 @@ def test_launches_in_comments_and_strings_are_left_alone():
 
 
 def test_torch_launches_go_through_cuguard_torch():
-    out = emulate.translate("k<<<1, 2>>>(a);", "/src/k.cu", torch=True)
+    out = emulate.translate("void f() { k<<<1, 2>>>(a); }", "/src/k.cu", torch=True)
     assert "#include <cuguard/torch.hpp>" in out
-    assert "::cuguard::detail::torch_adapter::chevron(k, " in out
+    assert named("k", "::cuguard::detail::torch_adapter::torch_launch") in out
 
 
 def test_extern_shared_becomes_dynamic_shared_memory():

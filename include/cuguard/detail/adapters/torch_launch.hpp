@@ -22,53 +22,44 @@ CUGUARD_IMPL_BEGIN_NAMESPACE
 namespace detail {
 namespace torch_adapter {
 
-/// PyTorch's current CUDA stream (the null stream under emulation).
+/// Under emulation, the current stream of the calling thread (the null stream until an
+/// extension's c10::cuda::setCurrentCUDAStream sets another, detail/adapters/torch_cuda_host.hpp).
+inline cudaStream_t& current_stream_cell() {
+  static thread_local cudaStream_t stream = nullptr;
+  return stream;
+}
+
+/// PyTorch's current CUDA stream (under emulation, current_stream_cell()).
 inline cudaStream_t current_stream() {
 #if defined(__CUDACC__) && !CUGUARD_IMPL_EMULATION
   return c10::cuda::getCurrentCUDAStream().stream();
 #else
-  return nullptr;
+  return current_stream_cell();
 #endif
 }
 
 /// cuguard::launch on config.stream, its reports as PyTorch errors: polls the report channel
-/// first, and under emulation checks after the kernel (see launch).
-template <class Call, class... Params, class... Args>
+/// first, and under emulation checks after the kernel (see launch). `RefusalThrows`: see
+/// detail::launch_calling.
+template <bool RefusalThrows = true, class Call, class... Params, class... Args>
 void launch_reporting(const launch_config& config, void (*kernel)(Params...), Call call, Args&&... args) {
   as_torch_errors([&] {
     cuguard::poll(config.stream);
-    launch_calling(config, kernel, call, std::forward<Args>(args)...);
+    launch_calling<RefusalThrows>(config, kernel, call, std::forward<Args>(args)...);
     if (emulated) cuguard::check(config.stream);
   });
 }
 
-/// torch::launch's way of starting a kernel, for rewritten <<<>>> launches.
+/// How an extension's rewritten <<<>>> launch starts its kernel under emulation: torch::launch on
+/// the stream given, else the current one; a configuration CUDA refuses left to
+/// cudaGetLastError, as on a GPU (C10_CUDA_KERNEL_LAUNCH_CHECK() then raises).
 struct torch_launch {
+  static cudaStream_t stream(cudaStream_t given) { return given != nullptr ? given : current_stream(); }
   template <class Call, class... Params, class... Args>
   static void run(const launch_config& config, void (*kernel)(Params...), Call call, Args&&... args) {
-    launch_reporting(config, kernel, call, std::forward<Args>(args)...);
+    launch_reporting<false>(config, kernel, call, std::forward<Args>(args)...);
   }
 };
-
-/// What `kernel<<<grid, block, shared, stream>>>(args)` becomes in an extension's .cu file built
-/// by cuguard.torch under emulation: torch::launch on the stream given, else the current one, its
-/// threads calling `call` (see detail::chevron).
-template <class Call, class... Params>
-chevron_launch<torch_launch, Call, Params...> chevron(void (*kernel)(Params...), Call call,
-                                                      const cuda::std::source_location& site, dim3 grid, dim3 block,
-                                                      std::size_t shared_bytes = 0, cudaStream_t stream = nullptr) {
-  return {kernel, call,
-          launch_config(grid, block, shared_bytes, stream != nullptr ? stream : current_stream(), nullptr, site)};
-}
-
-/// The same, for a kernel given by an expression: its threads call the pointer.
-template <class... Params>
-chevron_launch<torch_launch, void (*)(Params...), Params...> chevron(void (*kernel)(Params...),
-                                                                     const cuda::std::source_location& site, dim3 grid,
-                                                                     dim3 block, std::size_t shared_bytes = 0,
-                                                                     cudaStream_t stream = nullptr) {
-  return chevron(kernel, kernel, site, grid, block, shared_bytes, stream);
-}
 
 } // namespace torch_adapter
 } // namespace detail

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // What a `kernel<<<grid, block, shared, stream>>>(args)` launch becomes when a .cu file is built
 // by the host compiler under emulation (cuguard_emulate, cuguard.torch): the build's copy of the
-// file calls chevron(kernel, call, site, grid, block, shared, stream)(args), which is cuguard::launch.
+// file calls chevron_named<Launch>(pointer, call, name, site, grid, block, shared, stream)(args),
+// which is cuguard::launch (python/cuguard/emulate.py writes it).
 #pragma once
 
 #include <cuguard/config.hpp>
@@ -11,6 +12,7 @@
 
 #include <cstddef>
 #include <cstring>
+#include <type_traits>
 #include <utility>
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
@@ -53,11 +55,13 @@ inline cuda::std::source_location chevron_site(const char* pretty,
                                              where.line(), where.column());
 }
 
-/// How a rewritten launch starts its kernel: cuguard::launch (cuguard::torch has its own).
+/// How a rewritten launch starts its kernel: cuguard::launch, on the stream given, a configuration
+/// CUDA refuses left to cudaGetLastError as on a GPU (cuguard::torch has its own).
 struct plain_launch {
+  static cudaStream_t stream(cudaStream_t given) { return given; }
   template <class Call, class... Params, class... Args>
   static void run(const launch_config& config, void (*kernel)(Params...), Call call, Args&&... args) {
-    launch_calling(config, kernel, call, std::forward<Args>(args)...);
+    launch_calling<false>(config, kernel, call, std::forward<Args>(args)...);
   }
 };
 
@@ -75,23 +79,65 @@ struct chevron_launch {
   }
 };
 
-/// `kernel<<<grid, block, shared_bytes, stream>>>`, launched at `site`, its threads calling
-/// `call(args...)`: the translator passes a lambda that names the kernel, so that the host
-/// compiler can inline it into the loop over a block's threads.
+/// The identity of a launch whose kernel the arguments pick: a function of the arguments' types
+/// that no thread runs (they run the launch's `Call`).
 template <class Call, class... Params>
-chevron_launch<plain_launch, Call, Params...> chevron(void (*kernel)(Params...), Call call,
-                                                      const cuda::std::source_location& site, dim3 grid, dim3 block,
-                                                      std::size_t shared_bytes = 0, cudaStream_t stream = nullptr) {
-  return {kernel, call, launch_config(grid, block, shared_bytes, stream, nullptr, site)};
+void deduced_kernel(Params...) {}
+
+/// `kernel<<<config>>>` for a kernel template whose template arguments the launch's arguments
+/// deduce, as nvcc deduces them: each thread calls `call(args...)`, which deduces them and
+/// converts the arguments as a call does; the launch's parameters are the arguments' types, and
+/// reports name the kernel as the launch spells it.
+template <class Launch, class Call>
+struct deduced_chevron_launch {
+  Call call;
+  launch_config config;
+
+  template <class... Args>
+  void operator()(Args&&... args) const {
+    Launch::run(config, &deduced_kernel<Call, std::decay_t<Args>...>, call, std::forward<Args>(args)...);
+  }
+};
+
+/// The function `kernel` names, as a pointer; not viable where it names a template whose
+/// arguments a call deduces (chevron_named tells the two apart).
+template <class... Params>
+constexpr auto kernel_pointer(void (*kernel)(Params...), int) {
+  return kernel;
 }
 
-/// The same, for a kernel given by an expression (`(pick ? a : b)<<<...>>>`): its threads call the pointer.
-template <class... Params>
-chevron_launch<plain_launch, void (*)(Params...), Params...> chevron(void (*kernel)(Params...),
-                                                                     const cuda::std::source_location& site, dim3 grid,
-                                                                     dim3 block, std::size_t shared_bytes = 0,
-                                                                     cudaStream_t stream = nullptr) {
-  return chevron(kernel, kernel, site, grid, block, shared_bytes, stream);
+template <class Launch, class Call, class... Params>
+chevron_launch<Launch, Call, Params...> make_chevron(void (*kernel)(Params...), Call call, const launch_config& config) {
+  return {kernel, call, config};
+}
+
+/// `name<<<grid, block, shared_bytes, stream>>>` for a kernel the launch names (`k`,
+/// `ns::k<T, 4>`, a pointer variable), launched at `site` through `Launch`, its threads calling
+/// `call(args...)` (a lambda that names the kernel, so that the host compiler can inline it into
+/// the loop over a block's threads). `pointer(0)` is the kernel's pointer where `name` names one
+/// function; where it names a template whose arguments the call deduces, it is not viable, and
+/// the launch takes its parameters from its arguments (deduced_chevron_launch).
+template <class Launch, class Pointer, class Call>
+auto chevron_named(Pointer pointer, Call call, const char* name, const cuda::std::source_location& site, dim3 grid,
+                   dim3 block, std::size_t shared_bytes = 0, cudaStream_t stream = nullptr) {
+  if constexpr (std::is_invocable<Pointer, int>::value) {
+    return make_chevron<Launch>(pointer(0), call,
+                                launch_config(grid, block, shared_bytes, Launch::stream(stream), nullptr, site));
+  } else {
+    (void)pointer;
+    return deduced_chevron_launch<Launch, Call>{
+        call, launch_config(grid, block, shared_bytes, Launch::stream(stream), name, site)};
+  }
+}
+
+/// `kernel<<<grid, block, shared_bytes, stream>>>` for a kernel given by an expression
+/// (`(pick ? a : b)<<<...>>>`) or at namespace scope: its threads call the pointer.
+template <class Launch, class... Params>
+chevron_launch<Launch, void (*)(Params...), Params...> chevron(void (*kernel)(Params...),
+                                                               const cuda::std::source_location& site, dim3 grid,
+                                                               dim3 block, std::size_t shared_bytes = 0,
+                                                               cudaStream_t stream = nullptr) {
+  return {kernel, kernel, launch_config(grid, block, shared_bytes, Launch::stream(stream), nullptr, site)};
 }
 
 } // namespace detail

@@ -23,6 +23,7 @@
 #include <execinfo.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -70,11 +71,8 @@ inline bool valid_stream(cudaStream_t s) {
   return s == nullptr || s == cudaStreamLegacy || s == cudaStreamPerThread || is_live(s);
 }
 
-/// The error cudaGetLastError returns, per host thread as in CUDA.
-inline cudaError_t& last_error() {
-  static thread_local cudaError_t e = cudaSuccess;
-  return e;
-}
+/// The error cudaGetLastError returns, per host thread as in CUDA (a refused launch sets it too).
+inline cudaError_t& last_error() { return backend::last_error(); }
 /// Returns `e`, remembering it for cudaGetLastError when it is an error.
 inline cudaError_t result(cudaError_t e) {
   if (e != cudaSuccess) last_error() = e;
@@ -197,14 +195,21 @@ inline cudaError_t free_block(void* p, bool host, const char* call) {
   return cudaSuccess;
 }
 
+/// True where host memory the runtime did not allocate is device memory to copies and memsets:
+/// under cuguard::torch, whose CPU tensors are the emulated device's memory (set by
+/// detail/adapters/torch_cuda_host.hpp).
+inline std::atomic<bool> unlisted_memory_is_device{false};
+
 /// True if `bytes` bytes at `p` may be copied or set: inside the listed allocation `p` lies in,
-/// or (`must_be_listed` false) not in any listed allocation.
+/// or (`must_be_listed` false, or unlisted memory taken as device memory) not in any listed
+/// allocation.
 inline bool range_ok(const void* p, std::size_t bytes, bool must_be_listed) {
   if (bytes == 0) return true;
   if (p == nullptr) return false;
   std::uintptr_t begin = 0;
   backend::emulated_block block{};
-  if (!backend::find_block(p, begin, block)) return !must_be_listed;
+  if (!backend::find_block(p, begin, block))
+    return !must_be_listed || unlisted_memory_is_device.load(std::memory_order_relaxed);
   return reinterpret_cast<std::uintptr_t>(p) - begin <= block.bytes &&
          bytes <= block.bytes - (reinterpret_cast<std::uintptr_t>(p) - begin);
 }

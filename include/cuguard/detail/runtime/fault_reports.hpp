@@ -3,7 +3,9 @@
 // as a report, not a bare crash: the thread that faulted is stopped as a violation stops it, the
 // grid goes on, and the record names the address, the signal, the faulting function, the thread
 // and the launch (illegal_address). Installed at the first emulated launch where the program
-// keeps the signals' default action (a sanitizer's own handler, or the program's, is left alone).
+// keeps the signals' default action or has a plain handler (Python's faulthandler, as pytest
+// enables it), which a fault outside every kernel still reaches; a handler that takes the
+// signal's details (a sanitizer's) is left alone.
 #pragma once
 
 #include <cuguard/config.hpp>
@@ -33,13 +35,18 @@ inline std::uintptr_t fault_pc(const void* context) noexcept {
 #endif
 }
 
+/// The actions on_fault replaced, for SIGSEGV and SIGBUS: the default, or a plain handler.
+inline struct sigaction replaced_fault_actions[2];
+inline struct sigaction& replaced_fault_action(int signal) { return replaced_fault_actions[signal == SIGBUS ? 1 : 0]; }
+
 /// SIGSEGV or SIGBUS: in an emulated kernel's thread, a report and the thread stopped (the
-/// handler never returns there); elsewhere the default action, as without cuguard.
+/// handler never returns there); elsewhere the action it replaced, as without cuguard.
 inline void on_fault(int signal, siginfo_t* info, void* context) {
   const platform::emulated_thread* t = platform::running;
   const device_state& state = current_device_state<void>(); // the running OS thread's channel
   if (t == nullptr || state.report == nullptr) { // no kernel, or no report channel (checks off)
-    ::signal(signal, SIG_DFL); // the faulting instruction runs again, and the process ends as before
+    // The faulting instruction runs again, and the replaced action takes it as before.
+    ::sigaction(signal, &replaced_fault_action(signal), nullptr);
     return;
   }
   const std::uintptr_t pc = fault_pc(context);
@@ -53,12 +60,14 @@ inline void on_fault(int signal, siginfo_t* info, void* context) {
   t->engine->exit_thread(t->runner); // as a violation stops a thread: PTX exit, the grid goes on
 }
 
-/// Installs on_fault for SIGSEGV and SIGBUS (once), where their action is the default.
+/// Installs on_fault for SIGSEGV and SIGBUS (once), where their action is the default or a plain
+/// handler (not SA_SIGINFO, not ignored).
 inline void install_fault_handler() {
   static const bool installed = [] {
     for (int s : {SIGSEGV, SIGBUS}) {
       struct sigaction old {};
-      if (::sigaction(s, nullptr, &old) != 0 || (old.sa_flags & SA_SIGINFO) != 0 || old.sa_handler != SIG_DFL) continue;
+      if (::sigaction(s, nullptr, &old) != 0 || (old.sa_flags & SA_SIGINFO) != 0 || old.sa_handler == SIG_IGN) continue;
+      replaced_fault_action(s) = old;
       struct sigaction act {};
       act.sa_sigaction = &on_fault;
       act.sa_flags = SA_SIGINFO | SA_NODEFER; // left by a switch, not a return: the signal stays unblocked

@@ -11,6 +11,7 @@
 #include <cuguard/detail/record/device_state.hpp>
 #include <cuguard/detail/runtime/kernel_arguments.hpp>
 #include <cuguard/detail/runtime/local_symbol.hpp>
+#include <cuguard/detail/runtime/source_lines.hpp>
 #include <cuguard/detail/record/state_symbols.hpp>
 #include <cuguard/emulation.hpp>
 #include <cuguard/detail/fail/fail.hpp> // claim_record, publish_record
@@ -240,7 +241,7 @@ struct scheduler_finding {
 
 /// A site of a finding: its file, function and line, found from its pc where only that is known
 /// (a raw access seen by a sanitizer's hook, a fault): by the sanitizer's symbolizer where one is
-/// linked (file and line with debug information), else the module and function (dladdr).
+/// linked, else by addr2line (both need debug information), else the module and function (dladdr).
 class finding_site {
  public:
   explicit finding_site(const detail::engine::source_site& s) : site_(s) {
@@ -259,6 +260,11 @@ class finding_site {
         site_ = {file_.c_str(), function_.c_str(), static_cast<unsigned>(std::strtoul(line, nullptr, 10)), s.pc};
         return;
       }
+    }
+    unsigned line = 0;
+    if (source_line_of(s.pc, file_, function_, line)) { // addr2line, where no symbolizer is linked
+      site_ = {file_.c_str(), function_.c_str(), line, s.pc};
+      return;
     }
     Dl_info where{};
     if (::dladdr(const_cast<void*>(s.pc), &where) == 0) return;
@@ -373,11 +379,29 @@ struct launch_context {
   }
 };
 
-/// Runs `kernel(get<I>(params)...)` as every thread of the grid. A kernel that traps loses
-/// the (emulated) context; one that throws fails with `error` saying why.
+/// The error cudaGetLastError returns, per host thread as in CUDA: set by the runtime API's calls
+/// and by a launch CUDA refuses.
+inline cudaError_t& last_error() {
+  static thread_local cudaError_t e = cudaSuccess;
+  return e;
+}
+
+/// True if a GPU accepts the grid and block: no dimension 0, at most 1024 threads a block (64 in
+/// z), and the grid's y and z at most 65535.
+inline bool launchable(dim3 grid, dim3 block) {
+  const unsigned long long threads = 1ull * block.x * block.y * block.z;
+  return threads != 0 && threads <= 1024 && block.z <= 64 && grid.x != 0 && grid.x <= 2147483647u && grid.y != 0 &&
+         grid.y <= 65535 && grid.z != 0 && grid.z <= 65535;
+}
+
+/// Runs `kernel(get<I>(params)...)` as every thread of the grid. A grid or block a GPU refuses
+/// runs nothing and is cudaErrorInvalidConfiguration (which cudaGetLastError then returns, as
+/// CUDA's launch sets it). A kernel that traps loses the (emulated) context; one that throws
+/// fails with `error` saying why.
 template <class Kernel, class Tuple, std::size_t... I>
 status launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t, Kernel kernel, Tuple& params,
               text& error, std::index_sequence<I...>) {
+  if (!launchable(grid, block)) return last_error() = cudaErrorInvalidConfiguration;
   using context = launch_context<Kernel, Tuple, I...>;
   context ctx{kernel, &params};
   try {

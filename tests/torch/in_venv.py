@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """Installs the checkout with pip into a fresh virtual environment (which sees the system's
-Torch and pytest) and runs test_aten_style.py there, from outside the checkout, so that
-`import cuguard` is the installed package: what a user's `pip install <checkout>` gives.
+Torch and pytest) and runs the extensions' tests there (aten_style/, raw_pointers/), from
+outside the checkout, so that `import cuguard` is the installed package: what a user's
+`pip install <checkout>` gives. Each extension is built in WORKDIR.
 
   in_venv.py CHECKOUT WORKDIR
 """
@@ -25,7 +26,9 @@ where = subprocess.run([str(python), "-c", "import cuguard; print(cuguard.__file
 if not where.startswith(str(venv)):
     sys.exit(f"cuguard imported from {where}, not from the virtual environment")
 print(f"cuguard installed at {pathlib.Path(where).parent}")
-env = dict(os.environ, CUGUARD_ATEN_STYLE_BUILD_DIR=str(work / "extension"))
+env = dict(os.environ, CUGUARD_ATEN_STYLE_BUILD_DIR=str(work / "aten_style"),
+           CUGUARD_RAW_POINTERS_BUILD_DIR=str(work / "raw_pointers"))
 env.pop("PYTHONPATH", None)
 sys.exit(subprocess.run([str(python), "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider",
-                         str(root / "tests/torch/aten_style/test_aten_style.py")], cwd=work, env=env).returncode)
+                         str(root / "tests/torch/aten_style/test_aten_style.py"),
+                         str(root / "tests/torch/raw_pointers/test_raw_pointers.py")], cwd=work, env=env).returncode)

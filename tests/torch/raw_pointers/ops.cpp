@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: Apache-2.0
+// The bindings of ops.cu, as extensions write them (a CHECK_CUDA of their own, here
+// cuguard::torch::on_device, which is is_cuda() on a GPU build and accepts CPU tensors under
+// emulation).
+#include <torch/extension.h>
+#include <cuguard/torch.hpp>
+
+torch::Tensor fps(torch::Tensor src, torch::Tensor ptr, int64_t per_batch, int64_t planted);
+torch::Tensor gather_rows(torch::Tensor src, torch::Tensor index, int64_t planted);
+
+#define CHECK_CUDA(x) TORCH_CHECK(cuguard::torch::on_device(x), #x " must be a CUDA tensor")
+
+torch::Tensor fps_op(torch::Tensor src, torch::Tensor ptr, int64_t per_batch, int64_t planted) {
+  CHECK_CUDA(src);
+  CHECK_CUDA(ptr);
+  return fps(src, ptr, per_batch, planted);
+}
+
+torch::Tensor gather_rows_op(torch::Tensor src, torch::Tensor index, int64_t planted) {
+  CHECK_CUDA(src);
+  CHECK_CUDA(index);
+  return gather_rows(src, index, planted);
+}
+
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
+  m.def("fps", &fps_op, "farthest point sampling");
+  m.def("gather_rows", &gather_rows_op, "rows of src by index");
+}

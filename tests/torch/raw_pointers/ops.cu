@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: Apache-2.0
+// An extension written as pytorch_cluster's and detectron2's are: kernels taking raw pointers
+// from data_ptr<T>(), launched with <<<>>> on ATen's current stream, ATen's CUDA host headers,
+// nothing of cuguard. Built unchanged under emulation by cuguard.torch.load (and by nvcc on a
+// GPU); each op takes a `planted` argument that plants an off-by-one where it is not 0.
+#include <ATen/cuda/CUDAContext.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <torch/extension.h>
+
+#define THREADS 256
+
+// Farthest point sampling of each batch's points (src, rows ptr[b] to ptr[b + 1]): raw
+// __shared__ arrays, __syncthreads, an output whose size is read back with cudaMemcpy.
+template <typename scalar_t>
+__global__ void fps_kernel(const scalar_t* __restrict__ src, const int64_t* __restrict__ ptr,
+                           const int64_t* __restrict__ out_ptr, scalar_t* __restrict__ dist,
+                           int64_t* __restrict__ out, int64_t dim, int64_t planted) {
+  const int64_t thread_idx = threadIdx.x;
+  const int64_t batch_idx = blockIdx.x;
+  const int64_t start_idx = ptr[batch_idx];
+  const int64_t end_idx = ptr[batch_idx + 1] + planted; // raw-ops: fps end
+  __shared__ scalar_t best_dist[THREADS];
+  __shared__ int64_t best_dist_idx[THREADS];
+  if (thread_idx == 0) out[out_ptr[batch_idx]] = start_idx;
+  for (int64_t m = out_ptr[batch_idx] + 1; m < out_ptr[batch_idx + 1]; m++) {
+    __syncthreads();
+    const int64_t old = out[m - 1];
+    scalar_t best = (scalar_t)-1.;
+    int64_t best_idx = 0;
+    for (int64_t n = start_idx + thread_idx; n < end_idx; n += THREADS) {
+      scalar_t dd = 0;
+      for (int64_t d = 0; d < dim; d++) {
+        const scalar_t diff = src[dim * old + d] - src[dim * n + d]; // raw-ops: fps read
+        dd += diff * diff;
+      }
+      dd = min(dist[n], dd);
+      dist[n] = dd;
+      if (dd > best) {
+        best = dd;
+        best_idx = n;
+      }
+    }
+    best_dist[thread_idx] = best;
+    best_dist_idx[thread_idx] = best_idx;
+    for (int64_t i = 1; i < THREADS; i *= 2) {
+      __syncthreads();
+      if (thread_idx + i < THREADS && best_dist[thread_idx] < best_dist[thread_idx + i]) {
+        best_dist[thread_idx] = best_dist[thread_idx + i];
+        best_dist_idx[thread_idx] = best_dist_idx[thread_idx + i];
+      }
+    }
+    __syncthreads();
+    if (thread_idx == 0) out[m] = best_dist_idx[0];
+  }
+}
+
+torch::Tensor fps(torch::Tensor src, torch::Tensor ptr, int64_t per_batch, int64_t planted) {
+  TORCH_CHECK(src.dim() == 2 && ptr.dim() == 1, "src (N, D) and ptr (B + 1)");
+  at::cuda::CUDAGuard device_guard(src.device());
+  src = src.contiguous();
+  ptr = ptr.contiguous();
+  const auto batch_size = ptr.numel() - 1;
+  auto deg = ptr.narrow(0, 1, batch_size) - ptr.narrow(0, 0, batch_size);
+  auto out_ptr = torch::cat({torch::zeros(1, ptr.options()), deg.clamp_max(per_batch).cumsum(0)}, 0);
+  auto dist = torch::full(src.size(0), 1e38, src.options());
+  int64_t out_size = 0;
+  AT_CUDA_CHECK(cudaMemcpy(&out_size, out_ptr[-1].data_ptr<int64_t>(), sizeof(int64_t), cudaMemcpyDeviceToHost));
+  auto out = torch::empty(out_size, out_ptr.options());
+  auto stream = at::cuda::getCurrentCUDAStream();
+  AT_DISPATCH_FLOATING_TYPES(src.scalar_type(), "fps", [&] {
+    fps_kernel<scalar_t><<<batch_size, THREADS, 0, stream>>>(
+        src.data_ptr<scalar_t>(), ptr.data_ptr<int64_t>(), out_ptr.data_ptr<int64_t>(),
+        dist.data_ptr<scalar_t>(), out.data_ptr<int64_t>(), src.size(1), planted);
+  });
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
+  return out;
+}
+
+// One row of `src` per index, as detectron2's helpers read rows: a device function taking a
+// pointer, a kernel template whose arguments the launch deduces.
+template <typename T>
+__device__ __forceinline__ T row_value(const T* __restrict__ row, int64_t j) {
+  return row[j]; // raw-ops: row read
+}
+
+template <typename scalar_t, typename index_t>
+__global__ void gather_rows_kernel(const scalar_t* __restrict__ src, const index_t* __restrict__ index,
+                                   scalar_t* __restrict__ out, int64_t rows, int64_t cols, int64_t planted) {
+  for (int64_t k = blockIdx.x * blockDim.x + threadIdx.x; k < rows * cols + planted; k += blockDim.x * gridDim.x) {
+    const int64_t r = k / cols, j = k % cols;
+    out[k] = row_value(src + index[r] * cols, j); // raw-ops: gather write
+  }
+}
+
+torch::Tensor gather_rows(torch::Tensor src, torch::Tensor index, int64_t planted) {
+  TORCH_CHECK(src.dim() == 2 && index.dim() == 1, "src (N, D) and index (R)");
+  const c10::cuda::OptionalCUDAGuard guard(src.device());
+  auto out = torch::empty({index.size(0), src.size(1)}, src.options());
+  const int64_t n = out.numel();
+  const int blocks = static_cast<int>((n + THREADS - 1) / THREADS);
+  AT_DISPATCH_FLOATING_TYPES_AND_HALF(src.scalar_type(), "gather_rows", [&] {
+    gather_rows_kernel<<<blocks, THREADS, 0, at::cuda::getCurrentCUDAStream()>>>(
+        src.data_ptr<scalar_t>(), index.data_ptr<int64_t>(), out.data_ptr<scalar_t>(), index.size(0),
+        src.size(1), planted);
+  });
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
+  return out;
+}

@@ -1,0 +1,88 @@
+# SPDX-License-Identifier: Apache-2.0
+"""A raw-pointer extension (ops.cu, ops.cpp: written as pytorch_cluster's and detectron2's are,
+ATen's CUDA host headers and <<<>>> on ATen's current stream) built unchanged through
+cuguard.torch.load: with nvcc on a GPU, else under emulation. Its ops against PyTorch
+references, and a launch of no blocks raising as on a GPU."""
+import os
+import pathlib
+
+import pytest
+import torch
+
+import cuguard.torch
+
+HERE = pathlib.Path(__file__).resolve().parent
+DEVICE = cuguard.torch.device()
+
+
+def marker_line(text):
+    for number, line in enumerate((HERE / "ops.cu").read_text().splitlines(), start=1):
+        if text in line:
+            return number
+    raise AssertionError(text)
+
+
+def build(name, **kwargs):
+    root = os.environ.get("CUGUARD_RAW_POINTERS_BUILD_DIR") or str(HERE / "build")
+    return cuguard.torch.load(name, [HERE / "ops.cpp", HERE / "ops.cu"], build_directory=os.path.join(root, name),
+                              verbose=False, **kwargs)
+
+
+@pytest.fixture(scope="module")
+def ops():
+    return build("cuguard_raw_pointers", checks=True)
+
+
+def fps_reference(src, ptr, per_batch):
+    """Farthest point sampling as fps_kernel computes it, in PyTorch."""
+    out = []
+    for b in range(ptr.numel() - 1):
+        points = src[ptr[b]:ptr[b + 1]]
+        count = min(per_batch, points.shape[0])
+        dist = torch.full((points.shape[0],), 1e38, dtype=src.dtype)
+        chosen = [0]
+        for _ in range(1, count):
+            dist = torch.minimum(dist, ((points - points[chosen[-1]]) ** 2).sum(1))
+            chosen.append(int(torch.argmax(dist)))
+        out += [int(ptr[b]) + c for c in chosen]
+    return torch.tensor(out, dtype=torch.int64)
+
+
+def points():
+    gen = torch.Generator().manual_seed(3)
+    src = torch.randn(700, 3, generator=gen, dtype=torch.float64)
+    ptr = torch.tensor([0, 300, 301, 700])
+    return src, ptr
+
+
+def test_farthest_point_sampling_matches_its_reference(ops):
+    src, ptr = points()
+    out = ops.fps(src.to(DEVICE), ptr.to(DEVICE), 20, 0).cpu()
+    assert torch.equal(out, fps_reference(src, ptr, 20))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16])
+def test_a_kernel_template_deduced_at_its_launch_gathers_rows(ops, dtype):
+    gen = torch.Generator().manual_seed(5)
+    src = torch.randn(50, 33, generator=gen).to(dtype)
+    index = torch.randint(0, 50, (70,), generator=gen)
+    out = ops.gather_rows(src.to(DEVICE), index.to(DEVICE), 0).cpu()
+    assert torch.equal(out, src[index])
+
+
+def test_a_launch_of_no_blocks_raises_at_the_launch_check_as_on_a_gpu(ops):
+    src = torch.randn(5, 4).to(DEVICE)
+    with pytest.raises(RuntimeError, match="CUDA error: invalid configuration argument"):
+        ops.gather_rows(src, torch.zeros(0, dtype=torch.int64).to(DEVICE), 0)
+    index = torch.tensor([4, 0])
+    assert torch.equal(ops.gather_rows(src, index.to(DEVICE), 0).cpu(), src.cpu()[index])
+
+
+def test_a_wild_index_faults_as_a_report_and_the_interpreter_goes_on(ops):
+    if DEVICE != "cpu":
+        pytest.skip("a fault on a GPU loses the CUDA context; this is emulation's report")
+    src = torch.randn(5, 4)
+    with pytest.raises(RuntimeError, match=r"(?s)illegal address: .* faulted \(SIGSEGV\).*gather_rows_kernel") as caught:
+        ops.gather_rows(src, torch.tensor([1, 1 << 40]), 0)
+    assert f"ops.cu:{marker_line('raw-ops: row read')} in " in str(caught.value)
+    assert torch.equal(ops.gather_rows(src, torch.tensor([3]), 0), src[3:4])
