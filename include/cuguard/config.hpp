@@ -168,6 +168,20 @@
 #  define CUGUARD_IMPL_FAIL_NORETURN [[noreturn]]
 #endif
 
+// cuguard.torch.load(..., sanitize=True) builds an extension with -fsanitize=kernel-address (the
+// compiler's access callbacks, without AddressSanitizer's runtime, which a plain python3 cannot
+// load) and sets this: the callbacks check kernels' raw accesses against the live tensor storages
+// (detail/runtime/live_memory.hpp). AddressSanitizer's runtime is linked where the compiler
+// sanitizes addresses otherwise (cuguard_emulate(... SANITIZE), -fsanitize=address).
+#if !defined(CUGUARD_IMPL_SANITIZE_STORAGES)
+#  define CUGUARD_IMPL_SANITIZE_STORAGES 0
+#endif
+#if defined(__SANITIZE_ADDRESS__) && !CUGUARD_IMPL_SANITIZE_STORAGES
+#  define CUGUARD_IMPL_ASAN_RUNTIME 1
+#else
+#  define CUGUARD_IMPL_ASAN_RUNTIME 0
+#endif
+
 // ---------------------------------------------------------------------------------------------
 // ABI namespace: every macro that changes inline code or shared state (checks, emulation, the
 // host and device policies, the lifetime table's size) gives every cuguard entity a different

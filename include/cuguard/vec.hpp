@@ -24,6 +24,13 @@ namespace detail {
 // A sanitized emulated build (detail/runtime/access_hooks.hpp) sees a vector access as the access
 // it is: memcpy is not one of the loads and stores its callbacks see.
 #  define CUGUARD_IMPL_VEC_ACCESS(hook, p, bytes) hook(const_cast<void*>(static_cast<const volatile void*>(p)), bytes)
+} // namespace detail
+CUGUARD_IMPL_END_NAMESPACE
+// (-fsanitize=address declares them; -fsanitize=kernel-address, cuguard.torch's sanitize, does not)
+extern "C" void __asan_loadN_noabort(void*, long);
+extern "C" void __asan_storeN_noabort(void*, long);
+CUGUARD_IMPL_BEGIN_NAMESPACE
+namespace detail {
 #else
 #  define CUGUARD_IMPL_VEC_ACCESS(hook, p, bytes) (void)0
 #endif

@@ -50,6 +50,7 @@ enum class operation : unsigned char {
   barrier,           ///< __syncthreads() (found by emulation)
   subscript,         ///< a[i] of an ATen-style accessor (cuguard::torch), on a dimension before the last
   warp_sync,         ///< __syncwarp(mask) or a *_sync warp intrinsic (found by emulation)
+  raw_access,        ///< a load or store through a raw pointer (emulation, cuguard.torch's sanitize)
 };
 
 /// Where a view's memory lives, as far as cuguard knows.

@@ -167,16 +167,6 @@ class TranslationError(ValueError):
     pass
 
 
-def _in_directive(masked, at):
-    """True if `at` lies in a preprocessor directive (a #define's body, its continued lines too)."""
-    k = masked.rfind("\n", 0, at) + 1
-    while not masked[k:at].lstrip(" \t").startswith("#"):
-        if k < 2 or masked[k - 2] != "\\":
-            return False
-        k = masked.rfind("\n", 0, k - 1) + 1
-    return True
-
-
 def _named_launch(masked, start, at):
     """True where the launch names its kernel (``k``, ``ns::k<T, 3>``, a local pointer) inside a
     function or a macro: its threads then call it by name, through a lambda that the host

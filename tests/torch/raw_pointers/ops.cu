@@ -42,11 +42,14 @@ __global__ void fps_kernel(const scalar_t* __restrict__ src, const int64_t* __re
     }
     best_dist[thread_idx] = best;
     best_dist_idx[thread_idx] = best_idx;
-    for (int64_t i = 1; i < THREADS; i *= 2) {
+    for (int64_t half = THREADS / 2; half > 0; half /= 2) {
       __syncthreads();
-      if (thread_idx + i < THREADS && best_dist[thread_idx] < best_dist[thread_idx + i]) {
-        best_dist[thread_idx] = best_dist[thread_idx + i];
-        best_dist_idx[thread_idx] = best_dist_idx[thread_idx + i];
+      // (the larger distance, the lower index between equals: the first maximum, as argmax)
+      if (thread_idx < half && (best_dist[thread_idx] < best_dist[thread_idx + half] ||
+                                (best_dist[thread_idx] == best_dist[thread_idx + half] &&
+                                 best_dist_idx[thread_idx + half] < best_dist_idx[thread_idx]))) {
+        best_dist[thread_idx] = best_dist[thread_idx + half];
+        best_dist_idx[thread_idx] = best_dist_idx[thread_idx + half];
       }
     }
     __syncthreads();
@@ -86,9 +89,9 @@ __device__ __forceinline__ T row_value(const T* __restrict__ row, int64_t j) {
 template <typename scalar_t, typename index_t>
 __global__ void gather_rows_kernel(const scalar_t* __restrict__ src, const index_t* __restrict__ index,
                                    scalar_t* __restrict__ out, int64_t rows, int64_t cols, int64_t planted) {
-  for (int64_t k = blockIdx.x * blockDim.x + threadIdx.x; k < rows * cols + planted; k += blockDim.x * gridDim.x) {
+  for (int64_t k = blockIdx.x * blockDim.x + threadIdx.x; k < rows * cols; k += blockDim.x * gridDim.x) {
     const int64_t r = k / cols, j = k % cols;
-    out[k] = row_value(src + index[r] * cols, j); // raw-ops: gather write
+    out[k + planted] = row_value(src + index[r] * cols, j); // raw-ops: gather write
   }
 }
 

@@ -2,9 +2,12 @@
 """A raw-pointer extension (ops.cu, ops.cpp: written as pytorch_cluster's and detectron2's are,
 ATen's CUDA host headers and <<<>>> on ATen's current stream) built unchanged through
 cuguard.torch.load: with nvcc on a GPU, else under emulation. Its ops against PyTorch
-references, and a launch of no blocks raising as on a GPU."""
+references, a launch of no blocks raising as on a GPU, a fault as a report; built with
+sanitize=True, its planted off-by-ones (a read one past an input, a write one past an output)
+reported at their lines, and nothing reported of the correct ops."""
 import os
 import pathlib
+import re
 
 import pytest
 import torch
@@ -86,3 +89,54 @@ def test_a_wild_index_faults_as_a_report_and_the_interpreter_goes_on(ops):
         ops.gather_rows(src, torch.tensor([1, 1 << 40]), 0)
     assert f"ops.cu:{marker_line('raw-ops: row read')} in " in str(caught.value)
     assert torch.equal(ops.gather_rows(src, torch.tensor([3]), 0), src[3:4])
+
+
+# Made before the sanitized extension is loaded: known to it only while an op is called with it.
+EARLY_SRC, EARLY_PTR = points()
+
+
+@pytest.fixture(scope="module")
+def sanitized():
+    return build("cuguard_raw_pointers_sanitized", sanitize=True)
+
+
+def test_a_sanitized_extension_reports_nothing_of_correct_kernels(sanitized):
+    src, ptr = points()
+    assert torch.equal(sanitized.fps(src, ptr, 20, 0), fps_reference(src, ptr, 20))
+    gen = torch.Generator().manual_seed(5)
+    table = torch.randn(50, 33, generator=gen)
+    index = torch.randint(0, 50, (70,), generator=gen)
+    assert torch.equal(sanitized.gather_rows(table, index, 0), table[index])
+
+
+def test_sanitize_reports_a_read_one_past_an_input_at_its_line(sanitized):
+    for src, ptr in (points(), (EARLY_SRC, EARLY_PTR)):
+        with pytest.raises(IndexError) as caught:
+            sanitized.fps(src, ptr, 20, 1)
+        report = str(caught.value)
+        assert report.startswith("cuguard: out-of-bounds read of 8 bytes through a raw pointer at (2100) of "
+                                 "'argument 1 of fps_kernel<double>' double[2100]: element 2100 >= extent 2100\n"
+                                 "  address 0x"), report
+        assert "0 bytes past the end of the 16800 bytes of a tensor's storage" in report
+        assert f"ops.cu:{marker_line('raw-ops: fps read')} in " in report
+        assert "block (2,0,0) thread (143,0,0) of launch #" in report
+        assert " fps_kernel<double><<<(3,1,1),(256,1,1)>>> at " in report
+    assert torch.equal(sanitized.fps(src, ptr, 20, 0), fps_reference(src, ptr, 20))  # the next call works
+
+
+def test_sanitize_reports_a_write_one_past_an_output_at_its_line(sanitized):
+    table = torch.randn(50, 33)
+    with pytest.raises(IndexError) as caught:
+        sanitized.gather_rows(table, torch.tensor([1, 2, 3]), 1)
+    report = str(caught.value)
+    assert report.startswith("cuguard: out-of-bounds write of 4 bytes through a raw pointer at (99) of "
+                             "'argument 3 of gather_rows_kernel' float[99]: element 99 >= extent 99\n"), report
+    assert f"ops.cu:{marker_line('raw-ops: gather write')} in " in report
+    assert "block (0,0,0) thread (98,0,0) of launch #" in report
+    assert torch.equal(sanitized.gather_rows(table, torch.tensor([4]), 0), table[4:5])
+    # README shows this report: the address, the folder and the launch's number masked.
+    readme = (HERE.parents[2] / "README.md").read_text()
+    shown = readme.split("<!-- sanitize-report: begin -->\n```\n")[1].split("```\n<!-- sanitize-report: end -->")[0]
+    masked = re.sub(r"0x[0-9a-f]+", "0x...", f"IndexError: {report}\n")
+    masked = re.sub(r"launch #\d+", "launch #N", masked.replace(str(HERE) + "/", ".../"))
+    assert masked == shown

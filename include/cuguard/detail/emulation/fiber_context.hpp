@@ -65,13 +65,13 @@ extern "C" void cuguard_impl_fiber_switch(void** save_sp, void* load_sp);
 // switched to by the one before it, and a scheduler on a fresh stack goes on at the pass's end.
 // With the own switch only, and not under AddressSanitizer (whose stack annotations assume one
 // stack per fiber).
-#if CUGUARD_IMPL_FIBER_SWITCH && !defined(__SANITIZE_ADDRESS__)
+#if CUGUARD_IMPL_FIBER_SWITCH && !CUGUARD_IMPL_ASAN_RUNTIME
 #  define CUGUARD_IMPL_DIRECT_THREADS 1
 #else
 #  define CUGUARD_IMPL_DIRECT_THREADS 0
 #endif
 
-#if defined(__SANITIZE_ADDRESS__)
+#if CUGUARD_IMPL_ASAN_RUNTIME
 extern "C" void __sanitizer_start_switch_fiber(void** fake_stack_save, const void* bottom, std::size_t size);
 extern "C" void __sanitizer_finish_switch_fiber(void* fake_stack_save, const void** bottom_old, std::size_t* size_old);
 extern "C" void __asan_unpoison_memory_region(void const volatile* addr, std::size_t size);
@@ -99,7 +99,7 @@ struct fiber_context {
 /// for the one at [bottom, bottom + size) (`fake_stack_save`: where to keep its fake stack, null
 /// for a fiber that never runs again) ...
 inline void asan_leaving(void** fake_stack_save, const void* bottom, std::size_t size) noexcept {
-#if defined(__SANITIZE_ADDRESS__)
+#if CUGUARD_IMPL_ASAN_RUNTIME
   __sanitizer_start_switch_fiber(fake_stack_save, bottom, size);
 #else
   (void)fake_stack_save, (void)bottom, (void)size;
@@ -108,7 +108,7 @@ inline void asan_leaving(void** fake_stack_save, const void* bottom, std::size_t
 /// ... and has arrived on it (`fake_stack`: what leaving kept; the stack left is written to
 /// `bottom_old` and `size_old` where not null).
 inline void asan_arrived(void* fake_stack, const void** bottom_old, std::size_t* size_old) noexcept {
-#if defined(__SANITIZE_ADDRESS__)
+#if CUGUARD_IMPL_ASAN_RUNTIME
   __sanitizer_finish_switch_fiber(fake_stack, bottom_old, size_old);
 #else
   (void)fake_stack, (void)bottom_old, (void)size_old;
@@ -122,7 +122,7 @@ inline void asan_arrived(void* fake_stack, const void** bottom_old, std::size_t*
 /// jumps to (the word above it stands in for start's return address and keeps the stack aligned
 /// as a call would).
 inline void* new_context(char* stack, std::size_t size, void (*start)()) {
-#  if defined(__SANITIZE_ADDRESS__)
+#  if CUGUARD_IMPL_ASAN_RUNTIME
   // The stack's last fiber may have ended inside frames whose redzones are still poisoned.
   __asan_unpoison_memory_region(stack, size);
 #  endif

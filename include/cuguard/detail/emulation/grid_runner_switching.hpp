@@ -122,7 +122,7 @@ inline void grid_runner::switch_to_main(bool will_resume) {
   cuguard_impl_fiber_switch(&f.context.sp, next);
 #else
   if (!will_resume) stacks_.give_back(f.stack);
-#  if !defined(__SANITIZE_ADDRESS__) // (ASan's fiber annotations assume every switch passes the scheduler)
+#  if !CUGUARD_IMPL_ASAN_RUNTIME // (ASan's fiber annotations assume every switch passes the scheduler)
   // A thread that waits or finishes hands over to the next thread of the pass that waited
   // before, as the scheduler would resume it: one switch, not two.
   unsigned next;

@@ -45,7 +45,9 @@ inline void append_released(text& out, const violation& v) {
 // One headline per violation kind: what each kind recorded (violation's named numbers) and how it reads.
 
 inline void append_out_of_bounds(text& out, const violation& v) {
-  if (v.op == operation::access || is_vector_access(v)) {
+  if (v.op == operation::raw_access) {
+    append_raw_access(out, v);
+  } else if (v.op == operation::access || is_vector_access(v)) {
     append_access(out, v, "out-of-bounds ");
     if (is_vector_access(v) && v.dim == v.rank - 1)
       {
@@ -139,6 +141,7 @@ inline void append_misaligned(text& out, const violation& v) {
 }
 
 inline void append_use_after_free(text& out, const violation& v) {
+  if (v.op == operation::raw_access) return append_raw_access(out, v);
   out << "use after free: ";
   if (v.op == operation::access || is_vector_access(v)) {
     append_access(out, v, "");
@@ -270,7 +273,7 @@ inline void append_details(text& out, const violation& v) {
   } else if (v.origin == index_origin::bounded && v.dim >= 0) {
     out << "\n  index " << v.index[v.dim] << " was checked against bound " << v.origin_index[0];
   }
-  if (v.kind == violation_kind::use_after_free) {
+  if (v.kind == violation_kind::use_after_free && v.op != operation::raw_access) {
     append_site(out, "\n  allocated at ", v.alloc_site);
     append_site(out, "\n  released at ", v.free_site);
   }

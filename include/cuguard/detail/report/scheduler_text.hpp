@@ -51,9 +51,9 @@ inline void append_illegal_address(text& out, const violation& v) {
   out << numbers;
   if (v.function[0] != '\0') out << " in " << v.function;
   std::snprintf(numbers, sizeof numbers, ", pc 0x%llx", static_cast<unsigned long long>(v.limit));
-  out << numbers
-      << " (a wild or stale pointer: on a GPU, an illegal memory access; cuguard_emulate(... SANITIZE) names the "
-         "line)";
+  out << numbers << " (a wild or stale pointer: on a GPU, an illegal memory access";
+  // (the line is found from the pc where the module has line tables and binutils' addr2line is there)
+  out << (v.line != 0 ? ")" : "; built with debug information, or cuguard_emulate(... SANITIZE), the report names the line)");
 }
 
 /// "uninitialized read: thread (16,0,0) reads 4 bytes at 0x..., 64 bytes into the 256 bytes of
@@ -150,6 +150,27 @@ inline void append_shared_race(text& out, const violation& v) {
     out << "they are lanes of one warp, and a __syncwarp() between the two orders them)";
   else
     out << "a __syncthreads() between the two orders them)";
+}
+
+/// A raw-pointer access outside the live memory it lies past, before or in (a sanitized
+/// extension's kernel under emulation): "out-of-bounds read of 4 bytes through a raw pointer at
+/// (700) of 'argument 4 of fps_kernel<float>' float[700]: element 700 >= extent 700", then
+/// "  address 0x..., 0 bytes past the end of the 2800 bytes of a tensor's storage". use_after_free:
+/// "use after free: read of ... of a tensor's storage that was freed".
+inline void append_raw_access(text& out, const violation& v) {
+  const bool freed = v.kind == violation_kind::use_after_free;
+  out << (freed ? "use after free: " : "out-of-bounds ") << (v.value != 0 ? "write" : "read") << " of " << v.bytes
+      << (v.bytes == 1 ? " byte" : " bytes") << " through a raw pointer at (" << v.index[0] << ") of ";
+  append_view(out, v);
+  if (freed) out << ", which was freed";
+  else if (v.index[0] < 0) out << ": element " << v.index[0] << " < 0";
+  else out << ": element " << v.index[0] << " >= extent " << v.extent[0];
+  out << "\n  address " << hex{static_cast<unsigned long long>(v.address)} << ", ";
+  const std::int64_t past = v.value_end; // bytes from the memory's start to the access's first byte
+  if (freed || (past >= 0 && past < v.alloc_bytes)) out << past << " bytes into ";
+  else if (past < 0) out << -past << " bytes before the start of ";
+  else out << past - v.alloc_bytes << " bytes past the end of ";
+  out << "the " << v.alloc_bytes << " bytes of " << v.alloc_label;
 }
 
 } // namespace detail

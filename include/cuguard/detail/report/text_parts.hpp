@@ -80,6 +80,7 @@ inline const char* operation_name(operation op) {
     case operation::barrier: return "__syncthreads";
     case operation::subscript: return "subscript";
     case operation::warp_sync: return "warp-synchronous call";
+    case operation::raw_access: return "raw access";
   }
   return "operation";
 }

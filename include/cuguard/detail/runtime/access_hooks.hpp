@@ -18,13 +18,18 @@
 #include <cuguard/detail/runtime/init_check.hpp>
 #include <cuguard/detail/runtime/nvtx_injection.hpp> // IWYU pragma: export
 #include <cuguard/detail/runtime/nvtx_memory.hpp>
+#if CUGUARD_IMPL_SANITIZE_STORAGES
+#  include <cuguard/detail/runtime/live_memory.hpp>
+#endif
 
 #include <cstddef>
 #include <cstdint>
 
+#if !CUGUARD_IMPL_SANITIZE_STORAGES
 extern "C" void* __asan_region_is_poisoned(void* begin, std::size_t size);
 extern "C" void __asan_get_shadow_mapping(std::size_t* scale, std::size_t* offset);
 extern "C" void __asan_report_error(void* pc, void* bp, void* sp, void* addr, int is_write, std::size_t size);
+#endif
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
 namespace detail {
@@ -67,6 +72,7 @@ struct raw_shared_access {
 
 inline thread_local bool in_access_hook = false;
 
+#if !CUGUARD_IMPL_SANITIZE_STORAGES
 /// True if AddressSanitizer's shadow says some of the `n` bytes at `a` may not be accessed: its
 /// check, inline (a shadow byte k of a granule: 0 all of it addressable, 1 to 7 the first k
 /// bytes, negative none); __asan_region_is_poisoned gives the first bad byte after.
@@ -97,15 +103,30 @@ __attribute__((no_sanitize_address)) inline bool poisoned(std::uintptr_t a, std:
   return false;
 }
 
+#endif
+
 /// A load or store of `n` bytes at `p` by the code at `pc` (its frame `bp`): reported as
-/// AddressSanitizer reports a bad one; one of an emulated kernel's threads to shared memory is
-/// noted for the race detector.
+/// AddressSanitizer reports a bad one (a sanitized extension: an emulated kernel's checked
+/// against the live memory, live_memory.hpp); one of an emulated kernel's threads to shared
+/// memory is noted for the race detector.
 __attribute__((no_sanitize_address)) inline void on_access(void* p, std::size_t n, bool write, void* pc, void* bp,
                                                             void* sp) {
+#if CUGUARD_IMPL_SANITIZE_STORAGES
+  (void)bp, (void)sp;
+#else
   if (n != 0 && poisoned(reinterpret_cast<std::uintptr_t>(p), n))
     if (void* bad = __asan_region_is_poisoned(p, n)) __asan_report_error(pc, bp, sp, bad, write ? 1 : 0, n);
+#endif
   const auto a = reinterpret_cast<std::uintptr_t>(p);
   if (engine::current_runner == nullptr || engine::current_thread == nullptr || in_access_hook) return;
+#if CUGUARD_IMPL_SANITIZE_STORAGES
+  if (n != 0 && platform::running != nullptr) {
+    in_access_hook = true; // (an atomic's access is at the line of its call)
+    const void* at = static_cast<const char*>(engine::atomic_depth > 0 ? engine::atomic_caller : pc) - 1;
+    check_live_access(*platform::running, a, n, write, at, [] { in_access_hook = false; });
+    in_access_hook = false;
+  }
+#endif
   in_access_hook = true;
   // (an atomic's access is at the line of its call)
   const bool atomic = engine::atomic_depth > 0;
@@ -156,3 +177,11 @@ CUGUARD_IMPL_ACCESS_HOOK(__asan_storeN_noabort, static_cast<std::size_t>(n), tru
 #pragma GCC diagnostic pop
 #undef CUGUARD_IMPL_ACCESS_HOOKS_OF
 #undef CUGUARD_IMPL_ACCESS_HOOK
+
+#if CUGUARD_IMPL_SANITIZE_STORAGES
+// The rest of what -fsanitize=kernel-address calls, with AddressSanitizer's runtime absent:
+// nothing to do (no shadow memory to keep).
+extern "C" __attribute__((weak)) void __asan_before_dynamic_init(const char*) {}
+extern "C" __attribute__((weak)) void __asan_after_dynamic_init() {}
+extern "C" __attribute__((weak)) void __asan_handle_no_return() {}
+#endif

@@ -16,6 +16,9 @@
 #  define CUGUARD_IMPL_INITCHECK 0
 #endif
 #include <cuguard/lifetime.hpp>
+#if CUGUARD_IMPL_SANITIZE_STORAGES
+#  include <cuguard/detail/runtime/live_memory.hpp> // (a sanitized extension: its allocations are live memory)
+#endif
 
 #include <cuda_runtime.h>
 
@@ -165,6 +168,12 @@ inline cudaError_t allocate(void** p, std::size_t bytes, memory_space space, con
 #if CUGUARD_IMPL_CHECKS
   track(*p, bytes, call, space, space == memory_space::pinned ? -1 : 0, site);
 #endif
+#if CUGUARD_IMPL_SANITIZE_STORAGES
+  // (8 bytes past it that no other memory holds: the allocator's chunk header)
+  text what = "the memory of a ";
+  what << call;
+  live().add(reinterpret_cast<std::uintptr_t>(*p), bytes, 8, kept_text(static_cast<text&&>(what)));
+#endif
   return cudaSuccess;
 }
 
@@ -190,6 +199,9 @@ inline cudaError_t free_block(void* p, bool host, const char* call) {
     when << " in " << call_site(call).function_name();
     drop_shadow(p, when.c_str());
   }
+#endif
+#if CUGUARD_IMPL_SANITIZE_STORAGES
+  live().remove(reinterpret_cast<std::uintptr_t>(p), false); // (its memory may be reused at once)
 #endif
   backend::free_in(p, block.space);
   return cudaSuccess;

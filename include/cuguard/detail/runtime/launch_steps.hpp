@@ -10,6 +10,8 @@
 #include <cuguard/detail/runtime/backend.hpp>
 #include <cuguard/detail/runtime/device_runtime.hpp>
 #include <cuguard/detail/runtime/kernel_arguments.hpp>
+#include <cuguard/detail/view/view_parts.hpp>
+#include <cuguard/type_name.hpp>
 
 #include <cuda/std/source_location>
 
@@ -136,12 +138,24 @@ inline const char* argument_label(const text& kernel, int position) {
   return kept_text(static_cast<text&&>(name));
 }
 
-/// Gives a view argument without a label its position (1 for the first parameter) as one.
+/// Where a sanitized build follows raw pointers (emulation, detail/runtime/live_memory.hpp): told,
+/// at each launch, which memory each pointer argument points into, its label and element type.
+inline void (*pointer_argument_hook)(const void* p, const char* label, const char* type, std::size_t element_bytes) =
+    nullptr;
+
+/// Gives a view argument without a label its position (1 for the first parameter) as one; tells
+/// the pointer argument hook, where there is one, of a pointer argument.
 template <class P>
 void name_argument(P& arg, const launch_entry& e, int position) {
   if constexpr (argument_view<P>::value) {
     auto& p = argument_view<P>::get(arg);
     if (p.label_ref().text == nullptr) p = p.relabel(argument_label(e.kernel, position));
+  } else if constexpr (std::is_pointer<P>::value && !std::is_function<std::remove_pointer_t<P>>::value) {
+    using element = std::remove_cv_t<std::remove_pointer_t<P>>;
+    if constexpr (!std::is_void<element>::value) {
+      if (pointer_argument_hook != nullptr && arg != nullptr)
+        pointer_argument_hook(arg, argument_label(e.kernel, position), type_name<element>::value, sizeof(element));
+    }
   }
   (void)arg, (void)e, (void)position;
 }

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: Apache-2.0
+// What cuguard.torch.load(..., sanitize=True) compiles into an extension built under emulation
+// (one translation unit of its own): the live memory its kernels' raw accesses are checked
+// against (detail/runtime/live_memory.hpp). Torch's CPU allocator is wrapped as the extension
+// loads, so that every storage allocated from then on is known from its allocation to its free,
+// with 64 bytes on either side that nothing else holds, and its memory is held back from reuse
+// for a while once freed (the last 256 MiB of storages freed); and Python tells, around each call of
+// the extension's functions, the storages of the tensors it is called with (cuguard/torch.py),
+// which may be older.
+#pragma once
+
+#include <cuguard/config.hpp>
+#if !CUGUARD_IMPL_EMULATION || !CUGUARD_IMPL_SANITIZE_STORAGES
+#  error "<cuguard/detail/adapters/torch_sanitize.hpp> is for cuguard.torch.load(..., sanitize=True) builds"
+#endif
+#include <cuguard/emulated_runtime.hpp> // IWYU pragma: export (the access callbacks, defined here at least once)
+#include <cuguard/detail/runtime/live_memory.hpp>
+
+#include <c10/core/Allocator.h>
+#include <c10/core/CPUAllocator.h>
+#include <torch/version.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <utility>
+
+// Torch 2.3 made Allocator::allocate non-const and copy_data a duty of every allocator.
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 3)
+#  define CUGUARD_IMPL_TORCH_ALLOCATE_CONST
+#  define CUGUARD_IMPL_TORCH_COPY_DATA 1
+#else
+#  define CUGUARD_IMPL_TORCH_ALLOCATE_CONST const
+#  define CUGUARD_IMPL_TORCH_COPY_DATA 0
+#endif
+
+CUGUARD_IMPL_BEGIN_NAMESPACE
+namespace detail {
+namespace torch_adapter {
+
+inline constexpr const char* storage_what = "a tensor's storage";
+
+/// Torch's CPU allocator, wrapped: each storage it hands out is known to the live memory, with
+/// `redzone` bytes on either side that belong to no storage.
+class tracking_allocator final : public c10::Allocator {
+ public:
+  static constexpr std::size_t redzone = 64; // (keeps the 64-byte alignment of Torch's storages)
+
+  explicit tracking_allocator(c10::Allocator* inner) : inner_(inner) {}
+
+  c10::DataPtr allocate(std::size_t n) CUGUARD_IMPL_TORCH_ALLOCATE_CONST override {
+    c10::DataPtr inner = inner_->allocate(n + 2 * redzone);
+    const c10::Device device = inner.device();
+    auto* held = new held_block{std::move(inner), nullptr, n};
+    held->data = static_cast<char*>(held->inner.get()) + redzone;
+    emulated_runtime::live().add(reinterpret_cast<std::uintptr_t>(held->data), n, redzone, storage_what);
+    return {held->data, held, &release, device};
+  }
+#if CUGUARD_IMPL_TORCH_COPY_DATA
+  void copy_data(void* dest, const void* src, std::size_t count) const override { std::memcpy(dest, src, count); }
+#endif
+
+ private:
+  struct held_block {
+    c10::DataPtr inner; ///< what the wrapped allocator gave (its deleter frees it)
+    void* data;         ///< the storage's first byte
+    std::size_t bytes;  ///< the storage's size
+  };
+  /// A storage freed: held back from reuse (quarantined) while the storages held back since
+  /// take at most `quarantine_bytes`, so that an access into it is a use after free, not an
+  /// access into whatever reused its memory.
+  static void release(void* context) {
+    auto* held = static_cast<held_block*>(context);
+    emulated_runtime::live().remove(reinterpret_cast<std::uintptr_t>(held->data), true);
+    quarantine& q = held_back();
+    std::lock_guard<std::mutex> lock(q.mutex);
+    q.blocks.push_back(held);
+    q.bytes += bytes_of(held);
+    while (q.bytes > quarantine_bytes && !q.blocks.empty()) {
+      held_block* oldest = q.blocks.front();
+      q.blocks.pop_front();
+      q.bytes -= bytes_of(oldest);
+      emulated_runtime::live().forget(reinterpret_cast<std::uintptr_t>(oldest->data));
+      delete oldest; // its DataPtr's deleter gives the memory back
+    }
+  }
+  static constexpr std::size_t quarantine_bytes = std::size_t{256} << 20;
+  struct quarantine {
+    std::mutex mutex;
+    std::deque<held_block*> blocks;
+    std::size_t bytes = 0;
+  };
+  static quarantine& held_back() {
+    static quarantine* const q = new quarantine; // never destroyed: storages are freed late
+    return *q;
+  }
+  static std::size_t bytes_of(const held_block* held) { return held->bytes + 2 * redzone; }
+  c10::Allocator* inner_;
+};
+
+/// Wraps the CPU allocator (once, as the extension loads).
+inline const bool cpu_allocator_wrapped = [] {
+  static tracking_allocator wrapped(c10::GetCPUAllocator());
+  c10::SetCPUAllocator(&wrapped, /*priority=*/200);
+  return true;
+}();
+
+} // namespace torch_adapter
+} // namespace detail
+CUGUARD_IMPL_END_NAMESPACE
+
+/// Python, before a call of the extension: the storages of its tensor arguments ([begin, begin +
+/// bytes) each); added[i] says whether storage i was not known yet (and is now, with 8 bytes
+/// past it that no other memory holds: glibc's chunk header).
+extern "C" __attribute__((visibility("default"))) void cuguard_sanitize_enter(const std::uint64_t* begins,
+                                                                              const std::uint64_t* bytes,
+                                                                              unsigned char* added, int n) {
+  for (int i = 0; i < n; ++i)
+    added[i] = ::cuguard::detail::emulated_runtime::live().add_new(
+                   static_cast<std::uintptr_t>(begins[i]), static_cast<std::size_t>(bytes[i]), 8,
+                   ::cuguard::detail::torch_adapter::storage_what)
+                   ? 1
+                   : 0;
+}
+
+/// Python, after the call: the storages cuguard_sanitize_enter added are forgotten again.
+extern "C" __attribute__((visibility("default"))) void cuguard_sanitize_leave(const std::uint64_t* begins,
+                                                                              const unsigned char* added, int n) {
+  for (int i = 0; i < n; ++i)
+    if (added[i] != 0) ::cuguard::detail::emulated_runtime::live().remove(static_cast<std::uintptr_t>(begins[i]), false);
+}

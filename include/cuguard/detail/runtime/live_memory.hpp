@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: Apache-2.0
+// The memory a sanitized PyTorch extension's kernels may touch through raw pointers, under
+// emulation (cuguard.torch.load(..., sanitize=True)): every CPU tensor storage alive (fed by
+// detail/adapters/torch_sanitize.hpp: the storages Torch allocates once the extension is loaded,
+// each with 64 bytes on either side that nothing else holds, and the storages of the tensors an
+// op is called with, for the call), and the storages freed whose memory is still held back from
+// reuse (the allocator's quarantine). The access hooks
+// (access_hooks.hpp) check each load and store of a kernel's thread against it, to the byte: an
+// access past the end or before the start of a storage, or into a freed one, is recorded as a
+// violation of the thread (operation::raw_access) and stops it. Memory it does not know (the
+// stack, globals, shared memory, allocations of other libraries) is not checked.
+#pragma once
+
+#include <cuguard/config.hpp>
+#include <cuguard/detail/platform/emulated_thread.hpp>
+#include <cuguard/detail/runtime/backend.hpp>
+#include <cuguard/detail/runtime/device_runtime.hpp>
+#include <cuguard/detail/runtime/launch_steps.hpp>
+#include <cuguard/violation.hpp>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <map>
+#include <mutex>
+
+CUGUARD_IMPL_BEGIN_NAMESPACE
+namespace detail {
+namespace emulated_runtime {
+
+/// A storage alive (or freed and still held back from reuse), as the access check knows it.
+struct live_range {
+  std::size_t bytes;
+  std::size_t slack;         ///< bytes past its end (and before its start) that no other memory holds
+  const char* what;          ///< "a tensor's storage"
+  const char* label;         ///< the kernel argument that pointed into it at the last launch, or null
+  const char* type;          ///< that argument's element type ("float"), or null
+  std::size_t element_bytes; ///< its size (0: unknown: bytes)
+  bool freed;                ///< freed, its memory held back (a quarantine): an access is a use after free
+};
+
+/// What an access is, against the live memory: bad (and why), or good, with the bytes around it
+/// ([clean_begin, clean_end)) where every access is good while nothing is added or removed.
+struct access_verdict {
+  bool bad;
+  std::uintptr_t begin; ///< bad: the storage's first byte
+  live_range range;     ///< bad: the storage
+  std::uintptr_t clean_begin, clean_end;
+};
+
+class live_memory {
+ public:
+  /// A storage of `bytes` bytes at `begin`, `slack` bytes around it free of other memory.
+  void add(std::uintptr_t begin, std::size_t bytes, std::size_t slack, const char* what) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ranges_[begin] = live_range{bytes, slack, what, nullptr, nullptr, 0, false};
+    epoch_.fetch_add(1, std::memory_order_release);
+  }
+  /// add(), where no live storage is known at `begin` yet; true if it was added.
+  bool add_new(std::uintptr_t begin, std::size_t bytes, std::size_t slack, const char* what) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto it = ranges_.find(begin);
+    if (it != ranges_.end() && !it->second.freed) return false;
+    ranges_[begin] = live_range{bytes, slack, what, nullptr, nullptr, 0, false};
+    epoch_.fetch_add(1, std::memory_order_release);
+    return true;
+  }
+  /// The storage at `begin` freed: forgotten, or (`held`: its memory is held back from reuse
+  /// until forget()) kept as freed, so that an access into it is a use after free.
+  void remove(std::uintptr_t begin, bool held) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto it = ranges_.find(begin);
+    if (it == ranges_.end()) return;
+    if (held) it->second.freed = true;
+    else ranges_.erase(it);
+    epoch_.fetch_add(1, std::memory_order_release);
+  }
+  /// A freed storage's memory given back for reuse: forgotten.
+  void forget(std::uintptr_t begin) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto it = ranges_.find(begin);
+    if (it == ranges_.end() || !it->second.freed) return;
+    ranges_.erase(it);
+    epoch_.fetch_add(1, std::memory_order_release);
+  }
+  /// Names the storage `p` points into (or one past): a kernel argument's label and element type.
+  void name(const void* p, const char* label, const char* type, std::size_t element_bytes) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = ranges_.upper_bound(reinterpret_cast<std::uintptr_t>(p));
+    if (it == ranges_.begin()) return;
+    --it;
+    if (reinterpret_cast<std::uintptr_t>(p) - it->first > it->second.bytes || it->second.freed) return;
+    it->second.label = label;
+    it->second.type = type;
+    it->second.element_bytes = element_bytes;
+  }
+  std::uint64_t epoch() const { return epoch_.load(std::memory_order_acquire); }
+
+  /// The verdict on `n` (> 0) bytes at `a`.
+  __attribute__((no_sanitize_address)) access_verdict judge(std::uintptr_t a, std::size_t n) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    access_verdict v{false, 0, {}, 0, ~std::uintptr_t{0}};
+    const auto next = ranges_.upper_bound(a);
+    if (next != ranges_.begin()) {
+      const auto below = std::prev(next);
+      const std::uintptr_t b = below->first, e = b + below->second.bytes;
+      const live_range& r = below->second;
+      if (a < e && (r.freed || a + n > e)) return access_verdict{true, b, r, 0, 0}; // freed, or across its end
+      if (a < e) return access_verdict{false, b, r, b, e};                          // inside
+      if (!r.freed && a < e + r.slack) return access_verdict{true, b, r, 0, 0};      // past its end
+      v.clean_begin = r.freed ? e : e + r.slack;
+    }
+    if (next != ranges_.end()) {
+      const live_range& r = next->second;
+      const std::uintptr_t low = next->first - (r.freed ? 0 : r.slack);
+      if (a + n > low) return access_verdict{true, next->first, r, 0, 0}; // before its start, or into it
+      v.clean_end = low;
+    }
+    return v; // memory it does not know, between the storages around it
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<std::uintptr_t, live_range> ranges_;
+  std::atomic<std::uint64_t> epoch_{1};
+};
+
+__attribute__((no_sanitize_address)) inline live_memory& live() {
+  static live_memory* const m = new live_memory; // never destroyed: storages are freed late
+  return *m;
+}
+
+/// Bytes around the calling thread's last good accesses where every access is good, while
+/// nothing was added or removed since (`epoch`): a kernel's loop reads and writes a few storages
+/// in turn, each its own entry.
+struct clean_bytes {
+  static constexpr int size = 8;
+  struct entry {
+    std::uintptr_t begin, end;
+  };
+  entry entries[size] = {};
+  int next = 0;
+  std::uint64_t epoch = 0;
+};
+inline thread_local clean_bytes last_clean;
+
+/// Records a bad raw access of the running kernel thread `t` (see append_raw_access) and stops
+/// the thread, as a violation stops it (`before_stop()` first).
+template <class BeforeStop>
+[[noreturn]] void raw_access_failed(const platform::emulated_thread& t, std::uintptr_t a, std::size_t n, bool write,
+                                    const void* pc, const access_verdict& bad, BeforeStop before_stop) {
+  const live_range& r = bad.range;
+  const auto eb = static_cast<std::int64_t>(r.element_bytes != 0 ? r.element_bytes : 1);
+  const auto offset = static_cast<std::int64_t>(a - bad.begin); // negative before the start
+  backend::record_thread_finding(t, pc, [&](violation& v) {
+    v.kind = r.freed ? violation_kind::use_after_free : violation_kind::out_of_bounds;
+    v.op = operation::raw_access;
+    copy_text(v.label, r.label != nullptr ? r.label : r.what);
+    copy_text(v.type, r.type != nullptr ? r.type : "uint8");
+    v.rank = 1;
+    v.dim = 0;
+    v.index[0] = offset >= 0 ? offset / eb : -((-offset + eb - 1) / eb);
+    v.extent[0] = static_cast<std::int64_t>(r.bytes) / eb;
+    v.stride[0] = 1;
+    v.address = static_cast<std::int64_t>(a);
+    v.bytes = static_cast<std::int64_t>(n);
+    v.value = write ? 1 : 0;
+    v.value_end = offset;
+    v.alloc_bytes = static_cast<std::int64_t>(r.bytes);
+    copy_text(v.alloc_label, r.what);
+    v.space = memory_space::device;
+  }, current_device_state<void>());
+  before_stop();
+  t.engine->exit_thread(t.runner); // as a violation stops a thread: the grid goes on
+  __builtin_unreachable();
+}
+
+/// Checks `n` (> 0) bytes at `a` of the running kernel thread `t` (its access at `pc`) against
+/// the live memory; a bad one stops the thread (`before_stop()` first).
+template <class BeforeStop>
+__attribute__((no_sanitize_address)) void check_live_access(const platform::emulated_thread& t, std::uintptr_t a, std::size_t n, bool write, const void* pc,
+                       BeforeStop before_stop) {
+  live_memory& m = live();
+  const std::uint64_t epoch = m.epoch();
+  clean_bytes& clean = last_clean;
+  if (clean.epoch == epoch) {
+    for (const clean_bytes::entry& e : clean.entries)
+      if (a >= e.begin && a + n <= e.end && a + n > a) return;
+  } else {
+    clean = clean_bytes{};
+    clean.epoch = epoch;
+  }
+  const access_verdict v = m.judge(a, n);
+  if (v.bad) raw_access_failed(t, a, n, write, pc, v, before_stop);
+  clean.entries[clean.next] = clean_bytes::entry{v.clean_begin, v.clean_end};
+  clean.next = (clean.next + 1) % clean_bytes::size;
+}
+
+/// Names the storage a kernel's pointer argument points into, at its launch.
+inline void name_pointer_argument(const void* p, const char* label, const char* type, std::size_t element_bytes) {
+  live().name(p, label, type, element_bytes);
+}
+
+/// Makes cuguard::launch name each pointer argument's storage (once, in a sanitized build).
+inline const bool pointer_arguments_named = (pointer_argument_hook = &name_pointer_argument, true);
+
+} // namespace emulated_runtime
+} // namespace detail
+CUGUARD_IMPL_END_NAMESPACE
