@@ -199,7 +199,9 @@ inline cudaError_t cudaGetDevice(int* device) {
   CUGUARD_IMPL_RETURN(cudaSuccess);
 }
 inline cudaError_t cudaSetDevice(int device) {
-  CUGUARD_IMPL_RETURN(device == 0 ? cudaSuccess : CUGUARD_IMPL_ER::result(cudaErrorInvalidDevice));
+  // (under cuguard::torch, a CPU tensor's get_device(), -1, names the emulated device: its memory)
+  const bool tensor_device = device == -1 && CUGUARD_IMPL_ER::unlisted_memory_is_device.load(std::memory_order_relaxed);
+  CUGUARD_IMPL_RETURN(device == 0 || tensor_device ? cudaSuccess : CUGUARD_IMPL_ER::result(cudaErrorInvalidDevice));
 }
 inline cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp* prop, int device) {
   if (prop == nullptr) CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::result(cudaErrorInvalidValue));

@@ -207,9 +207,9 @@ inline cudaError_t free_block(void* p, bool host, const char* call) {
   return cudaSuccess;
 }
 
-/// True where host memory the runtime did not allocate is device memory to copies and memsets:
-/// under cuguard::torch, whose CPU tensors are the emulated device's memory (set by
-/// detail/adapters/torch_cuda_host.hpp).
+/// True where host memory the runtime did not allocate is device memory to copies and memsets,
+/// and cudaSetDevice(-1) names the device: under cuguard::torch, whose CPU tensors (their
+/// get_device() -1) are the emulated device's memory (set by detail/adapters/torch_cuda_host.hpp).
 inline std::atomic<bool> unlisted_memory_is_device{false};
 
 /// True if `bytes` bytes at `p` may be copied or set: inside the listed allocation `p` lies in,
