@@ -128,32 +128,31 @@ inline cudaError_t MaybeSetDevice(c10::DeviceIndex) { return cudaSuccess; }
 inline c10::DeviceIndex ExchangeDevice(c10::DeviceIndex) { return 0; }
 inline c10::DeviceIndex MaybeExchangeDevice(c10::DeviceIndex) { return 0; }
 
-/// A device guard: at::cuda::CUDAGuard's constructors and members, changing nothing.
-class CUDAGuard {
- public:
-  explicit CUDAGuard(c10::DeviceIndex) {}
-  explicit CUDAGuard(c10::Device) {}
-  CUDAGuard(const CUDAGuard&) = delete;
-  CUDAGuard& operator=(const CUDAGuard&) = delete;
+/// What a device guard does under emulation: nothing (one device, the host's memory).
+struct device_guard_members {
+  device_guard_members() = default;
+  device_guard_members(const device_guard_members&) = delete;
+  device_guard_members& operator=(const device_guard_members&) = delete;
   void set_device(c10::Device) {}
   void reset_device(c10::Device) {}
   void set_index(c10::DeviceIndex) {}
+};
+/// A device guard: at::cuda::CUDAGuard's constructors and members, changing nothing.
+class CUDAGuard : public device_guard_members {
+ public:
+  explicit CUDAGuard(c10::DeviceIndex) {}
+  explicit CUDAGuard(c10::Device) {}
   c10::Device original_device() const { return c10::Device(c10::kCPU); }
   c10::Device current_device() const { return c10::Device(c10::kCPU); }
 };
 /// The same, the device optional.
-class OptionalCUDAGuard {
+class OptionalCUDAGuard : public device_guard_members {
  public:
   OptionalCUDAGuard() = default;
   explicit OptionalCUDAGuard(c10::optional<c10::Device>) {}
   explicit OptionalCUDAGuard(c10::optional<c10::DeviceIndex>) {}
   explicit OptionalCUDAGuard(c10::Device) {}
   explicit OptionalCUDAGuard(c10::DeviceIndex) {}
-  OptionalCUDAGuard(const OptionalCUDAGuard&) = delete;
-  OptionalCUDAGuard& operator=(const OptionalCUDAGuard&) = delete;
-  void set_device(c10::Device) {}
-  void reset_device(c10::Device) {}
-  void set_index(c10::DeviceIndex) {}
   void reset() {}
   c10::optional<c10::Device> original_device() const { return c10::Device(c10::kCPU); }
   c10::optional<c10::Device> current_device() const { return c10::Device(c10::kCPU); }
