@@ -20,6 +20,7 @@ import hashlib
 import io
 import os
 import pathlib
+import types
 
 import torch as _torch
 
@@ -90,7 +91,7 @@ def _storage_ranges(values, out):
     dicts looked into)."""
     for v in values:
         if isinstance(v, _torch.Tensor):
-            if v.device.type != "cpu":
+            if v.device.type != "cpu" or v.layout != _torch.strided:  # (sparse, mkldnn: no storage)
                 continue
             try:
                 storage = v.untyped_storage()
@@ -188,7 +189,8 @@ def load(name, sources, checks=True, sanitize=False, **kwargs):
     folder = os.path.join(build, "cuguard_emulated")
     translated = _translated(sources, folder) + ([_sanitize_source(folder)] if sanitize else [])
     module = _cpp.load(name, translated, **kwargs)
-    return _wrap_sanitized(module) if sanitize else module
+    # (is_python_module=False gives no module to wrap: ops registered with TORCH_LIBRARY)
+    return _wrap_sanitized(module) if sanitize and isinstance(module, types.ModuleType) else module
 
 
 def _with_flags(extra_compile_args, key, flags):

@@ -55,6 +55,53 @@ TEST_CASE("a device record is formatted with thread, launch and the count of lat
         "  (4095 more violations in this launch)");
 }
 
+namespace report_tests {
+// A raw access of a sanitized extension's kernel (detail/runtime/live_memory.hpp): `offset` bytes
+// from the start of a 40-byte float storage, `bytes` wide.
+cuguard::violation raw_access(std::int64_t offset, std::int64_t bytes, bool freed = false) {
+  auto v = device_record();
+  v.kind = freed ? cuguard::violation_kind::use_after_free : cuguard::violation_kind::out_of_bounds;
+  v.op = cuguard::operation::raw_access;
+  v.origin = cuguard::index_origin::none;
+  std::strcpy(v.label, "argument 1 of twice_kernel");
+  v.rank = 1;
+  v.dim = 0;
+  v.index[0] = offset >= 0 ? offset / 4 : -((-offset + 3) / 4);
+  v.extent[0] = 10;
+  v.stride[0] = 1;
+  v.address = 0x1000 + offset;
+  v.bytes = bytes;
+  v.value = 0;
+  v.value_end = offset;
+  v.alloc_bytes = 40;
+  std::strcpy(v.alloc_label, "a tensor's storage");
+  v.count = 1;
+  return v;
+}
+std::string headline(const cuguard::violation& v) {
+  const std::string text = cuguard::format(v);
+  return text.substr(0, text.find("\n  at "));
+}
+} // namespace report_tests
+
+TEST_CASE("a raw access past the end, before the start, across the end or into a freed storage says which") {
+  using report_tests::headline;
+  using report_tests::raw_access;
+  CHECK(headline(raw_access(40, 4)) ==
+        "cuguard: out-of-bounds read of 4 bytes through a raw pointer at (10) of 'argument 1 of twice_kernel' "
+        "float[10]: element 10 >= extent 10\n  address 0x1028, 0 bytes past the end of the 40 bytes of a tensor's storage");
+  CHECK(headline(raw_access(-8, 4)) ==
+        "cuguard: out-of-bounds read of 4 bytes through a raw pointer at (-2) of 'argument 1 of twice_kernel' "
+        "float[10]: element -2 < 0\n  address 0xff8, 8 bytes before the start of the 40 bytes of a tensor's storage");
+  CHECK(headline(raw_access(32, 16)) ==
+        "cuguard: out-of-bounds read of 16 bytes through a raw pointer at (8) of 'argument 1 of twice_kernel' "
+        "float[10]: bytes [32, 48) run past its 40 bytes\n  address 0x1020, 32 bytes into the 40 bytes of a tensor's "
+        "storage");
+  CHECK(headline(raw_access(4, 4, true)) ==
+        "cuguard: use after free: read of 4 bytes through a raw pointer at (1) of 'argument 1 of twice_kernel' "
+        "float[10], which was freed\n  address 0x1004, 4 bytes into the 40 bytes of a tensor's storage");
+}
+
 TEST_CASE("a count that is a lower bound (each thread stopped at its first violation) is worded as threads") {
   auto v = report_tests::device_record();
   v.count_is_lower_bound = true;

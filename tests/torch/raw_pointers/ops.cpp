@@ -7,6 +7,7 @@
 
 torch::Tensor fps(torch::Tensor src, torch::Tensor ptr, int64_t per_batch, int64_t planted);
 torch::Tensor gather_rows(torch::Tensor src, torch::Tensor index, int64_t planted);
+torch::Tensor twice(torch::Tensor x, int64_t planted);
 
 #define CHECK_CUDA(x) TORCH_CHECK(cuguard::torch::on_device(x), #x " must be a CUDA tensor")
 
@@ -22,7 +23,13 @@ torch::Tensor gather_rows_op(torch::Tensor src, torch::Tensor index, int64_t pla
   return gather_rows(src, index, planted);
 }
 
+torch::Tensor twice_op(torch::Tensor x, int64_t planted) {
+  CHECK_CUDA(x);
+  return twice(x, planted);
+}
+
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("fps", &fps_op, "farthest point sampling");
   m.def("gather_rows", &gather_rows_op, "rows of src by index");
+  m.def("twice", &twice_op, "2 x, through float4");
 }

@@ -110,3 +110,27 @@ torch::Tensor gather_rows(torch::Tensor src, torch::Tensor index, int64_t plante
   C10_CUDA_KERNEL_LAUNCH_CHECK();
   return out;
 }
+
+// y = 2 x, four floats at a time through float4 (the tail one by one), as vectorized kernels
+// read: the planted off-by-one reads one float4 more, across the end of x.
+__global__ void twice_kernel(const float* __restrict__ x, float* __restrict__ y, int64_t n, int64_t planted) {
+  const int64_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  const int64_t vectors = n / 4;
+  if (i < vectors + planted) {
+    const float4 v = reinterpret_cast<const float4*>(x)[i]; // raw-ops: float4 read
+    reinterpret_cast<float4*>(y)[i] = make_float4(2 * v.x, 2 * v.y, 2 * v.z, 2 * v.w);
+  } else if (i == vectors + planted) {
+    for (int64_t k = 4 * vectors; k < n; ++k) y[k] = 2 * x[k];
+  }
+}
+
+torch::Tensor twice(torch::Tensor x, int64_t planted) {
+  TORCH_CHECK(x.scalar_type() == torch::kFloat && x.is_contiguous(), "x: contiguous float");
+  auto y = torch::empty_like(x);
+  const int64_t n = x.numel();
+  const int blocks = static_cast<int>((n / 4 + planted + 64) / 64); // a thread a float4, one for the tail
+  twice_kernel<<<blocks, 64, 0, at::cuda::getCurrentCUDAStream()>>>(x.data_ptr<float>(), y.data_ptr<float>(), n,
+                                                                    planted);
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
+  return y;
+}

@@ -73,6 +73,11 @@ def test_a_kernel_template_deduced_at_its_launch_gathers_rows(ops, dtype):
     assert torch.equal(out, src[index])
 
 
+def test_a_float4_kernel_computes_its_reference(ops):
+    x = torch.randn(4099)
+    assert torch.equal(ops.twice(x.to(DEVICE), 0).cpu(), 2 * x)
+
+
 def test_a_launch_of_no_blocks_raises_at_the_launch_check_as_on_a_gpu(ops):
     src = torch.randn(5, 4).to(DEVICE)
     with pytest.raises(RuntimeError, match="CUDA error: invalid configuration argument"):
@@ -109,6 +114,16 @@ def test_a_sanitized_extension_reports_nothing_of_correct_kernels(sanitized):
     assert torch.equal(sanitized.gather_rows(table, index, 0), table[index])
 
 
+def test_torch_own_cpu_ops_work_beside_a_sanitized_extension(sanitized):
+    # (its allocator wrapper keeps a storage's context its data, as oneDNN's glue requires)
+    x, w = torch.randn(2, 4, 16, 16), torch.randn(8, 4, 3, 3)
+    y = torch.nn.functional.conv2d(x, w)
+    assert y.shape == (2, 8, 14, 14)
+    assert torch.allclose(y[0, 0, 0, 0], (x[0, :, :3, :3] * w[0]).sum(), atol=1e-4)
+    if torch.backends.mkldnn.is_available():
+        assert torch.equal(x.to_mkldnn().to_dense(), x)
+
+
 def test_sanitize_reports_a_read_one_past_an_input_at_its_line(sanitized):
     for src, ptr in (points(), (EARLY_SRC, EARLY_PTR)):
         with pytest.raises(IndexError) as caught:
@@ -122,6 +137,19 @@ def test_sanitize_reports_a_read_one_past_an_input_at_its_line(sanitized):
         assert "block (2,0,0) thread (143,0,0) of launch #" in report
         assert " fps_kernel<double><<<(3,1,1),(256,1,1)>>> at " in report
     assert torch.equal(sanitized.fps(src, ptr, 20, 0), fps_reference(src, ptr, 20))  # the next call works
+
+
+def test_sanitize_reports_a_float4_read_across_the_end_of_an_input(sanitized):
+    x = torch.arange(10, dtype=torch.float32)
+    assert torch.equal(sanitized.twice(x, 0), 2 * x)
+    with pytest.raises(IndexError) as caught:
+        sanitized.twice(x, 1)
+    report = str(caught.value)
+    # (the host compiler reads the float4's members one by one: the first past the end is reported)
+    assert report.startswith("cuguard: out-of-bounds read of 4 bytes through a raw pointer at (10) of "
+                             "'argument 1 of twice_kernel' float[10]: element 10 >= extent 10\n"
+                             "  address 0x"), report
+    assert f"ops.cu:{marker_line('raw-ops: float4 read')} in " in report
 
 
 def test_sanitize_reports_a_write_one_past_an_output_at_its_line(sanitized):

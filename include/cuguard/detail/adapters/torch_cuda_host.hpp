@@ -240,12 +240,14 @@ class CUDAEvent {
 } // namespace cuda
 
 /// at::checkAllSameGPU(op, {{t, "t", 1}, ...}) under emulation: every tensor a CPU tensor
-/// (cuguard::torch::checkAllSameGPU); a braced list picks this overload over ATen's.
+/// (cuguard::torch::checkAllSameGPU); a braced list picks this overload over ATen's (an ArrayRef
+/// or a vector, ATen's: it rejects CPU tensors).
 inline void checkAllSameGPU(at::CheckedFrom op, std::initializer_list<at::TensorArg> tensors) {
   ::cuguard::torch::checkAllSameGPU(op, tensors);
 }
-/// at::checkSameGPU(op, t1, t2) under emulation: both CPU tensors.
-inline void checkSameGPU(at::CheckedFrom op, const at::TensorArg& t1, const at::TensorArg& t2) {
+/// at::checkSameGPU(op, t1, t2) under emulation: both CPU tensors. (TensorArg lvalues, as
+/// extensions pass them, pick this overload over ATen's, whose const references libtorch exports.)
+inline void checkSameGPU(at::CheckedFrom op, at::TensorArg& t1, at::TensorArg& t2) {
   ::cuguard::torch::checkAllSameGPU(op, {t1, t2});
 }
 } // namespace at

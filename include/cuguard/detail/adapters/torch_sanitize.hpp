@@ -50,14 +50,20 @@ class tracking_allocator final : public c10::Allocator {
 
   explicit tracking_allocator(c10::Allocator* inner) : inner_(inner) {}
 
+  // The storage's context is its data, as the default allocator's is (raw_allocate, which
+  // oneDNN's glue uses, requires it): the block it belongs to is found from the first bytes of
+  // the red zone before it, which only this allocator writes.
   c10::DataPtr allocate(std::size_t n) CUGUARD_IMPL_TORCH_ALLOCATE_CONST override {
     c10::DataPtr inner = inner_->allocate(n + 2 * redzone);
     const c10::Device device = inner.device();
     auto* held = new held_block{std::move(inner), nullptr, n};
-    held->data = static_cast<char*>(held->inner.get()) + redzone;
+    char* const first = static_cast<char*>(held->inner.get());
+    held->data = first + redzone;
+    std::memcpy(first, &held, sizeof held);
     emulated_runtime::live().add(reinterpret_cast<std::uintptr_t>(held->data), n, redzone, storage_what);
-    return {held->data, held, &release, device};
+    return {held->data, held->data, &release, device};
   }
+  c10::DeleterFnPtr raw_deleter() const override { return &release; }
 #if CUGUARD_IMPL_TORCH_COPY_DATA
   void copy_data(void* dest, const void* src, std::size_t count) const override { std::memcpy(dest, src, count); }
 #endif
@@ -71,8 +77,9 @@ class tracking_allocator final : public c10::Allocator {
   /// A storage freed: held back from reuse (quarantined) while the storages held back since
   /// take at most `quarantine_bytes`, so that an access into it is a use after free, not an
   /// access into whatever reused its memory.
-  static void release(void* context) {
-    auto* held = static_cast<held_block*>(context);
+  static void release(void* data) {
+    held_block* held = nullptr;
+    std::memcpy(&held, static_cast<char*>(data) - redzone, sizeof held);
     emulated_runtime::live().remove(reinterpret_cast<std::uintptr_t>(held->data), true);
     quarantine& q = held_back();
     std::lock_guard<std::mutex> lock(q.mutex);
@@ -102,8 +109,9 @@ class tracking_allocator final : public c10::Allocator {
 
 /// Wraps the CPU allocator (once, as the extension loads).
 inline const bool cpu_allocator_wrapped = [] {
-  static tracking_allocator wrapped(c10::GetCPUAllocator());
-  c10::SetCPUAllocator(&wrapped, /*priority=*/200);
+  // (never destroyed: Torch may allocate after static destructors ran, at exit)
+  static tracking_allocator* const wrapped = new tracking_allocator(c10::GetCPUAllocator());
+  c10::SetCPUAllocator(wrapped, /*priority=*/200);
   return true;
 }();
 
@@ -118,9 +126,9 @@ extern "C" __attribute__((visibility("default"))) void cuguard_sanitize_enter(co
                                                                               const std::uint64_t* bytes,
                                                                               unsigned char* added, int n) {
   for (int i = 0; i < n; ++i)
-    added[i] = ::cuguard::detail::emulated_runtime::live().add_new(
-                   static_cast<std::uintptr_t>(begins[i]), static_cast<std::size_t>(bytes[i]), 8,
-                   ::cuguard::detail::torch_adapter::storage_what)
+    added[i] = ::cuguard::detail::emulated_runtime::live().lend(static_cast<std::uintptr_t>(begins[i]),
+                                                               static_cast<std::size_t>(bytes[i]), 8,
+                                                               ::cuguard::detail::torch_adapter::storage_what)
                    ? 1
                    : 0;
 }
@@ -129,5 +137,5 @@ extern "C" __attribute__((visibility("default"))) void cuguard_sanitize_enter(co
 extern "C" __attribute__((visibility("default"))) void cuguard_sanitize_leave(const std::uint64_t* begins,
                                                                               const unsigned char* added, int n) {
   for (int i = 0; i < n; ++i)
-    if (added[i] != 0) ::cuguard::detail::emulated_runtime::live().remove(static_cast<std::uintptr_t>(begins[i]), false);
+    if (added[i] != 0) ::cuguard::detail::emulated_runtime::live().unlend(static_cast<std::uintptr_t>(begins[i]));
 }

@@ -162,11 +162,13 @@ inline void append_raw_access(text& out, const violation& v) {
   out << (freed ? "use after free: " : "out-of-bounds ") << (v.value != 0 ? "write" : "read") << " of " << v.bytes
       << (v.bytes == 1 ? " byte" : " bytes") << " through a raw pointer at (" << v.index[0] << ") of ";
   append_view(out, v);
+  const std::int64_t past = v.value_end; // bytes from the memory's start to the access's first byte
   if (freed) out << ", which was freed";
   else if (v.index[0] < 0) out << ": element " << v.index[0] << " < 0";
+  else if (past < v.alloc_bytes) // (a wide access that begins inside: a float4 across the end)
+    out << ": bytes [" << past << ", " << past + v.bytes << ") run past its " << v.alloc_bytes << " bytes";
   else out << ": element " << v.index[0] << " >= extent " << v.extent[0];
   out << "\n  address " << hex{static_cast<unsigned long long>(v.address)} << ", ";
-  const std::int64_t past = v.value_end; // bytes from the memory's start to the access's first byte
   if (freed || (past >= 0 && past < v.alloc_bytes)) out << past << " bytes into ";
   else if (past < 0) out << -past << " bytes before the start of ";
   else out << past - v.alloc_bytes << " bytes past the end of ";

@@ -70,7 +70,10 @@ inline void install_fault_handler() {
       replaced_fault_action(s) = old;
       struct sigaction act {};
       act.sa_sigaction = &on_fault;
-      act.sa_flags = SA_SIGINFO | SA_NODEFER; // left by a switch, not a return: the signal stays unblocked
+      // Left by a switch, not a return: the signal stays unblocked. On the alternate signal stack
+      // where the handler it replaces ran there (Python's faulthandler), so that a stack overflow
+      // still reaches that handler.
+      act.sa_flags = SA_SIGINFO | SA_NODEFER | (old.sa_flags & SA_ONSTACK);
       sigemptyset(&act.sa_mask);
       ::sigaction(s, &act, nullptr);
     }

@@ -38,6 +38,7 @@ struct live_range {
   const char* type;          ///< that argument's element type ("float"), or null
   std::size_t element_bytes; ///< its size (0: unknown: bytes)
   bool freed;                ///< freed, its memory held back (a quarantine): an access is a use after free
+  bool lent;                 ///< known for a call only (lend), not from its allocation
 };
 
 /// What an access is, against the live memory: bad (and why), or good, with the bytes around it
@@ -54,17 +55,26 @@ class live_memory {
   /// A storage of `bytes` bytes at `begin`, `slack` bytes around it free of other memory.
   void add(std::uintptr_t begin, std::size_t bytes, std::size_t slack, const char* what) {
     std::lock_guard<std::mutex> lock(mutex_);
-    ranges_[begin] = live_range{bytes, slack, what, nullptr, nullptr, 0, false};
+    ranges_[begin] = live_range{bytes, slack, what, nullptr, nullptr, 0, false, false};
     epoch_.fetch_add(1, std::memory_order_release);
   }
-  /// add(), where no live storage is known at `begin` yet; true if it was added.
-  bool add_new(std::uintptr_t begin, std::size_t bytes, std::size_t slack, const char* what) {
+  /// A storage known for a call only (a tensor argument older than the allocator's wrapping),
+  /// where no live storage is known at `begin` yet; true if it was added (unlend() ends it).
+  bool lend(std::uintptr_t begin, std::size_t bytes, std::size_t slack, const char* what) {
     std::lock_guard<std::mutex> lock(mutex_);
     const auto it = ranges_.find(begin);
     if (it != ranges_.end() && !it->second.freed) return false;
-    ranges_[begin] = live_range{bytes, slack, what, nullptr, nullptr, 0, false};
+    ranges_[begin] = live_range{bytes, slack, what, nullptr, nullptr, 0, false, true};
     epoch_.fetch_add(1, std::memory_order_release);
     return true;
+  }
+  /// The call a storage was lent for ended: forgotten, if it is still the one lent.
+  void unlend(std::uintptr_t begin) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto it = ranges_.find(begin);
+    if (it == ranges_.end() || !it->second.lent) return;
+    ranges_.erase(it);
+    epoch_.fetch_add(1, std::memory_order_release);
   }
   /// The storage at `begin` freed: forgotten, or (`held`: its memory is held back from reuse
   /// until forget()) kept as freed, so that an access into it is a use after free.
