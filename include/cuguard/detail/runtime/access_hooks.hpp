@@ -119,18 +119,15 @@ __attribute__((no_sanitize_address)) inline void on_access(void* p, std::size_t 
 #endif
   const auto a = reinterpret_cast<std::uintptr_t>(p);
   if (engine::current_runner == nullptr || engine::current_thread == nullptr || in_access_hook) return;
-#if CUGUARD_IMPL_SANITIZE_STORAGES
-  if (n != 0 && platform::running != nullptr) {
-    in_access_hook = true; // (an atomic's access is at the line of its call)
-    const void* at = static_cast<const char*>(engine::atomic_depth > 0 ? engine::atomic_caller : pc) - 1;
-    check_live_access(*platform::running, a, n, write, at, [] { in_access_hook = false; });
-    in_access_hook = false;
-  }
-#endif
   in_access_hook = true;
   // (an atomic's access is at the line of its call)
   const bool atomic = engine::atomic_depth > 0;
   const char* const at = static_cast<const char*>(atomic ? engine::atomic_caller : pc) - 1;
+#if CUGUARD_IMPL_SANITIZE_STORAGES
+  // (a bad access stops the thread: the flag is cleared first)
+  if (n != 0 && platform::running != nullptr)
+    check_live_access(*platform::running, a, n, write, at, [] { in_access_hook = false; });
+#endif
   // (plain flags first: this function is not sanitized, so the sanitized functions it calls are
   // not inlined into it, and each of their accesses comes back here)
   if (__atomic_load_n(&shadowing_any, __ATOMIC_ACQUIRE)) shadow_access(a, n, write, at);

@@ -69,13 +69,7 @@ class live_memory {
     return true;
   }
   /// The call a storage was lent for ended: forgotten, if it is still the one lent.
-  void unlend(std::uintptr_t begin) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    const auto it = ranges_.find(begin);
-    if (it == ranges_.end() || !it->second.lent) return;
-    ranges_.erase(it);
-    epoch_.fetch_add(1, std::memory_order_release);
-  }
+  void unlend(std::uintptr_t begin) { erase_if(begin, &live_range::lent); }
   /// The storage at `begin` freed: forgotten, or (`held`: its memory is held back from reuse
   /// until forget()) kept as freed, so that an access into it is a use after free.
   void remove(std::uintptr_t begin, bool held) {
@@ -87,13 +81,7 @@ class live_memory {
     epoch_.fetch_add(1, std::memory_order_release);
   }
   /// A freed storage's memory given back for reuse: forgotten.
-  void forget(std::uintptr_t begin) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    const auto it = ranges_.find(begin);
-    if (it == ranges_.end() || !it->second.freed) return;
-    ranges_.erase(it);
-    epoch_.fetch_add(1, std::memory_order_release);
-  }
+  void forget(std::uintptr_t begin) { erase_if(begin, &live_range::freed); }
   /// Names the storage `p` points into (or one past): a kernel argument's label and element type.
   void name(const void* p, const char* label, const char* type, std::size_t element_bytes) {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -131,6 +119,14 @@ class live_memory {
   }
 
  private:
+  /// Forgets the storage at `begin` where its flag `which` is set.
+  void erase_if(std::uintptr_t begin, bool live_range::*which) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto it = ranges_.find(begin);
+    if (it == ranges_.end() || !(it->second.*which)) return;
+    ranges_.erase(it);
+    epoch_.fetch_add(1, std::memory_order_release);
+  }
   std::mutex mutex_;
   std::map<std::uintptr_t, live_range> ranges_;
   std::atomic<std::uint64_t> epoch_{1};
