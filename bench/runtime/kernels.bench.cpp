@@ -8,6 +8,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include "timing.hpp"
+
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -22,42 +24,7 @@ namespace k = cuguard::kernels;
 // Emulation runs kernels on CPU threads: it gets smaller problems.
 constexpr std::int64_t scale = cuguard::emulated ? 1 : 64;
 
-const char* label() {
-  static const std::string text = std::string(cuguard::checks_enabled ? "checks on" : "checks off") +
-                                  (cuguard::emulated ? ", emulation (CPU)" : ", GPU");
-  return text.c_str();
-}
-
-/// Times `run` per iteration: CUDA events on a GPU, wall time under emulation.
-template <class Run>
-void measure(benchmark::State& state, std::int64_t bytes, Run run) {
-  run();
-  cuguard::check(); // warm-up, and any violation surfaces before timing
-#if CUGUARD_EMULATION
-  for (auto _ : state) {
-    run();
-    cuguard::check();
-  }
-#else
-  cudaEvent_t start, stop;
-  cudaEventCreate(&start);
-  cudaEventCreate(&stop);
-  for (auto _ : state) {
-    cudaEventRecord(start);
-    run();
-    cudaEventRecord(stop);
-    cudaEventSynchronize(stop);
-    float ms = 0;
-    cudaEventElapsedTime(&ms, start, stop);
-    state.SetIterationTime(static_cast<double>(ms) / 1e3);
-  }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  cuguard::check();
-#endif
-  state.SetBytesProcessed(state.iterations() * bytes);
-  state.SetLabel(label());
-}
+using bench_timing::measure;
 
 template <class T>
 cuguard::device_buffer<T> filled(std::size_t n, const char* name, T value) {
@@ -226,19 +193,4 @@ CUGUARD_BENCH(gather_loop)->Arg(64)->Arg(1024)->Arg(8192);
 CUGUARD_BENCH(scatter_add_loop)->Arg(64)->Arg(1024)->Arg(8192);
 #endif
 
-int main(int argc, char** argv) {
-#if !CUGUARD_EMULATION
-  int devices = 0;
-  const cudaError_t s = cudaGetDeviceCount(&devices);
-  if (s != cudaSuccess || devices == 0) {
-    std::fprintf(stderr, "bench.kernels.gpu: no CUDA device answers (%s): these benchmarks need a GPU\n",
-                 s != cudaSuccess ? cudaGetErrorName(s) : "no device");
-    return 77;
-  }
-#endif
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
-}
+int main(int argc, char** argv) { return bench_timing::run(argc, argv, "bench.kernels.gpu"); }

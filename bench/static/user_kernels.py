@@ -50,15 +50,27 @@ KERNELS = {
 VARIANTS = [("raw", "raw", 0), ("hand", "hand check", 0), ("cg", "cuguard checks off", 0), ("cg", "cuguard checks on", 1),
             ("md", "mdspan + CCCL assertions", None)]
 
+# --suite: which kernels. "views": user_kernels.cu (checked views, and mdspan beside them);
+# "pointers": pointer_kernels.cu, raw-pointer kernels with each T* renamed cuguard::ptr<T>.
+SUITES = {
+    "views": {"source": "user_kernels.cu", "kernels": KERNELS, "variants": VARIANTS, "loop_goal": 1.25,
+              "title": "Checks on kernels as users write them: static costs"},
+    "pointers": {"source": "pointer_kernels.cu",
+                 "kernels": {"rows": (r"\bST[GS]?(\.|\s)", 1), "gather": (r"\bST[GS]?(\.|\s)", 1),
+                             "params": (r"\bST[GS]?(\.|\s)", 1), "vec4": (r"\bST[GS]?(\.|\s)", 1)},
+                 "variants": VARIANTS[:4], "loop_goal": 1.3,
+                 "title": "cuguard::ptr on raw-pointer kernels as extensions write them: static costs"},
+}
 
-def compile_cubin(nvcc, arch, checks, work):
-    """(cubin path, ptxas log, PTX path) of kernels.cu with CUGUARD_ENABLE_CHECKS=checks; checks
+
+def compile_cubin(nvcc, arch, checks, work, source_name="user_kernels.cu"):
+    """(cubin path, ptxas log, PTX path) of `source_name` with CUGUARD_ENABLE_CHECKS=checks; checks
     None: the mdspan kernels with CCCL's device assertions."""
     name = "mdspan" if checks is None else f"checks{checks}"
     cubin, ptx = work / f"{name}.cubin", work / f"{name}.ptx"
     flags = ["-DUSER_KERNELS_MDSPAN", "-DCCCL_ENABLE_DEVICE_ASSERTIONS"] if checks is None else [f"-DCUGUARD_ENABLE_CHECKS={checks}"]
     common = [nvcc, "-std=c++17", f"-arch=sm_{arch}", "-I", str(ROOT / "include"), *flags]
-    source = str(HERE / "user_kernels.cu")
+    source = str(HERE / source_name)
     run = subprocess.run([*common, "-cubin", "-Xptxas", "-v", source, "-o", str(cubin)], capture_output=True, text=True)
     if run.returncode != 0:
         sys.exit(f"nvcc failed ({name}):\n{run.stderr}")
@@ -176,7 +188,10 @@ def main():
     ap.add_argument("--table")
     ap.add_argument("--goals", action="store_true")
     ap.add_argument("--expect", help="the committed table (bench/results/user-kernels.md) that the measurements must match")
+    ap.add_argument("--suite", choices=sorted(SUITES), default="views")
     args = ap.parse_args()
+    suite = SUITES[args.suite]
+    kernels, variants, loop_goal = suite["kernels"], suite["variants"], suite["loop_goal"]
     cuobjdump = ptx_static.find_cuobjdump(args.cuobjdump, args.nvcc, ROOT)
     if cuobjdump is None:
         print("user_kernels: no cuobjdump (scripts/install-test-deps puts one in .ci/tools): skipped")
@@ -187,8 +202,8 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         work = pathlib.Path(tmp)
         ptxas = ptx_static.find_ptxas(args.nvcc)
-        for checks in (0, 1, None):
-            cubin, log, ptx = compile_cubin(args.nvcc, args.arch, checks, work)
+        for checks in dict.fromkeys(want for _, _, want in variants):
+            cubin, log, ptx = compile_cubin(args.nvcc, args.arch, checks, work, suite["source"])
             ptx_static.SPILLS.clear()
             regs = ptx_static.resources(log)
             spills = dict(ptx_static.SPILLS)
@@ -196,13 +211,13 @@ def main():
             names = ptx_static.demangle(list(listing))
             for mangled, code in listing.items():
                 ns, kernel = kernel_name(names[mangled])
-                if kernel not in KERNELS:
+                if kernel not in kernels:
                     continue
-                for variant, label, want in VARIANTS:
+                for variant, label, want in variants:
                     if variant != ns or want != checks:
                         continue
                     body = body_end(code)
-                    loop = innermost_loop(body, *KERNELS[kernel])
+                    loop = innermost_loop(body, *kernels[kernel])
                     default_regs = regs.get(mangled, (None, 0))[0]
                     results[(kernel, label)] = {"regs": default_regs, "insns": len(body), "loop": loop,
                                                 "spills": spills.get(mangled, 0),
@@ -212,7 +227,7 @@ def main():
                         failures.append(f"{kernel} ({label}) spills {spills[mangled]} bytes")
                     if checks == 0 and ns in ("raw", "cg"):
                         off_sass[(kernel, ns)] = [ins for _, ins in body]
-    for kernel in KERNELS:
+    for kernel in kernels:
         if off_sass.get((kernel, "raw")) != off_sass.get((kernel, "cg")):
             failures.append(f"{kernel}: with checks off the SASS differs from the raw kernel's")
 
@@ -222,19 +237,19 @@ def main():
         loop = (f"{r['loop'][0]:.0f}" + ("+" if r["loop"][2] else "")) if r["loop"] else "no loop"
         return f"{r['regs']} / {loop}"
 
-    lines = ["| kernel | " + " | ".join(label for _, label, _ in VARIANTS) + " |",
-             "| --- |" + " --- |" * len(VARIANTS)]
-    for kernel in KERNELS:
-        lines.append(f"| {kernel} | " + " | ".join(cell(results.get((kernel, label))) for _, label, _ in VARIANTS) + " |")
+    lines = ["| kernel | " + " | ".join(label for _, label, _ in variants) + " |",
+             "| --- |" + " --- |" * len(variants)]
+    for kernel in kernels:
+        lines.append(f"| {kernel} | " + " | ".join(cell(results.get((kernel, label))) for _, label, _ in variants) + " |")
     if any(r["loop"] and r["loop"][2] for r in results.values()):
         lines += ["", "N+: the loop holds an inner loop the compiler did not unroll; the shortest path runs it once, "
                   "so its other passes are not counted: a lower bound."]
     lines += ["", "Instructions in the whole kernel (SASS, without the padding after its end):", "",
-              "| kernel | " + " | ".join(label for _, label, _ in VARIANTS) + " |",
-              "| --- |" + " --- |" * len(VARIANTS)]
-    for kernel in KERNELS:
+              "| kernel | " + " | ".join(label for _, label, _ in variants) + " |",
+              "| --- |" + " --- |" * len(variants)]
+    for kernel in kernels:
         lines.append(f"| {kernel} | " + " | ".join(str(results[(kernel, label)]["insns"]) if (kernel, label) in results
-                                                  else "not built" for _, label, _ in VARIANTS) + " |")
+                                                  else "not built" for _, label, _ in variants) + " |")
 
     def needed(r):
         if r is None:
@@ -245,25 +260,25 @@ def main():
     lines += ["", "Registers needed without spilling (the fewest `--maxrregcount` with no spill; \"<= 24\": ptxas's "
               "lowest allowed count, so the kernel may need fewer). ptxas's default count above also takes registers "
               "that cost no occupancy: up to 32 on sm_90 (65536 registers for 2048 threads per SM).", "",
-              "| kernel | " + " | ".join(label for _, label, _ in VARIANTS) + " |",
-              "| --- |" + " --- |" * len(VARIANTS)]
-    for kernel in KERNELS:
-        lines.append(f"| {kernel} | " + " | ".join(needed(results.get((kernel, label))) for _, label, _ in VARIANTS) + " |")
+              "| kernel | " + " | ".join(label for _, label, _ in variants) + " |",
+              "| --- |" + " --- |" * len(variants)]
+    for kernel in kernels:
+        lines.append(f"| {kernel} | " + " | ".join(needed(results.get((kernel, label))) for _, label, _ in variants) + " |")
     goals = []
-    for kernel in KERNELS:
+    for kernel in kernels:
         raw, hand, on = (results.get((kernel, label)) for label in ("raw", "hand check", "cuguard checks on"))
         if not (raw and hand and on):
             continue
         reg_ok = on["regs"] <= raw["regs"] + 8
         countable = bool(on["loop"] and hand["loop"] and not on["loop"][2] and not hand["loop"][2])
-        loop_ok = countable and on["loop"][0] <= 1.25 * hand["loop"][0]
+        loop_ok = countable and on["loop"][0] <= loop_goal * hand["loop"][0]
         ratio = f"{on['loop'][0] / hand['loop'][0]:.2f}x" if countable else "not countable (inner loop)"
         goals.append(f"| {kernel} | {on['regs'] - raw['regs']:+d} | {needed(on)} (raw {needed(raw)}) | {ratio} | "
                      f"{'met' if reg_ok and loop_ok else 'not met'} |")
         if args.goals and not (reg_ok and loop_ok):
             failures.append(f"{kernel}: checks on {on['regs']} registers (raw {raw['regs']}), loop {ratio} of the hand check's")
     lines += ["", "Checks on against the goals (at most raw + 8 registers, ptxas's default count; innermost loop at "
-              "most 1.25x the hand check's):", "",
+              "most " + f"{loop_goal}x the hand check's):", "",
               "| kernel | registers over raw | registers needed | loop vs hand check | goals |",
               "| --- | --- | --- | --- | --- |", *goals]
     table = "\n".join(lines)
@@ -272,8 +287,8 @@ def main():
     if args.table:
         version = subprocess.run([args.nvcc, "--version"], capture_output=True, text=True).stdout
         release = re.search(r"release [\d.]+, V[\d.]+", version)
-        header = ["# Checks on kernels as users write them: static costs", "",
-                  f"`bench/static/user_kernels.py` on `bench/static/user_kernels.cu`, sm_{args.arch}, nvcc "
+        header = ["# " + suite["title"], "",
+                  f"`bench/static/user_kernels.py --suite {args.suite}` on `bench/static/{suite['source']}`, sm_{args.arch}, nvcc "
                   f"{release.group(0) if release else '(version unknown)'}, {datetime.date.today().isoformat()}. "
                   "No GPU: registers from ptxas, instructions from the SASS (cuobjdump). Each cell: registers / "
                   "instructions per iteration of the innermost loop (its shortest path, on which every check passes).", ""]

@@ -95,6 +95,12 @@
 #    define CUGUARD_HOST_DEVICE
 #  endif
 #endif
+// Device code only (CUDA's atomics and intrinsics, which host code lacks); empty for a host compiler.
+#if defined(__CUDACC__)
+#  define CUGUARD_IMPL_DEVICE __device__
+#else
+#  define CUGUARD_IMPL_DEVICE
+#endif
 
 #if defined(__CUDACC__)
 #  define CUGUARD_IMPL_FORCEINLINE __forceinline__
@@ -168,10 +174,11 @@
 #  define CUGUARD_IMPL_FAIL_NORETURN [[noreturn]]
 #endif
 
-// cuguard.torch.load(..., sanitize=True) builds an extension with -fsanitize=kernel-address (the
-// compiler's access callbacks, without AddressSanitizer's runtime, which a plain python3 cannot
-// load) and sets this: the callbacks check kernels' raw accesses against the live tensor storages
-// (detail/runtime/live_memory.hpp). AddressSanitizer's runtime is linked where the compiler
+// cuguard.torch.load builds an emulated extension with checks on with this set: the live tensor
+// storages are known (detail/runtime/live_memory.hpp), and a T* converted to a cuguard::ptr is
+// bounded by its storage. sanitize=True adds -fsanitize=kernel-address (the compiler's access
+// callbacks, without AddressSanitizer's runtime, which a plain python3 cannot load): the
+// callbacks check kernels' raw accesses against the same storages. AddressSanitizer's runtime is linked where the compiler
 // sanitizes addresses otherwise (cuguard_emulate(... SANITIZE), -fsanitize=address).
 #if !defined(CUGUARD_IMPL_SANITIZE_STORAGES)
 #  define CUGUARD_IMPL_SANITIZE_STORAGES 0

@@ -22,6 +22,7 @@
 #include <cuguard/vec.hpp>
 #include <cuguard/checked_view.hpp>
 #include <cuguard/make_view.hpp>
+#include <cuguard/ptr.hpp>
 #include <cuguard/expect.hpp>
 #include <cuguard/describe.hpp>
 #if defined(__CUDACC__) || CUGUARD_IMPL_EMULATION

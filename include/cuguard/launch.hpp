@@ -12,6 +12,7 @@
 #include <cuguard/detail/fail/fail.hpp>
 #include <cuguard/detail/runtime/kernel_arguments.hpp>
 #include <cuguard/detail/runtime/launch_steps.hpp>
+#include <cuguard/detail/view/ptr_bounds.hpp>
 #if CUGUARD_IMPL_EMULATION
 #  include <cuguard/detail/runtime/fault_reports.hpp>
 #  include <cuguard/detail/runtime/sanitizer_context.hpp>
@@ -36,6 +37,9 @@ struct launch_config {
   cudaStream_t stream = nullptr;
   const char* name = nullptr; ///< kernel name for reports; null: looked up from the kernel
   cuda::std::source_location where;
+  /// The kernel's parameter names, comma-separated, where known (a <<<>>> launch the build helper
+  /// translated): the labels of arguments that carry none; null: "argument 1 of <kernel>".
+  const char* parameters = nullptr;
 
   launch_config(dim3 grid_, dim3 block_, std::size_t shared_bytes_ = 0, cudaStream_t stream_ = nullptr,
                 const char* name_ = nullptr, cuda::std::source_location where_ = cuda::std::source_location::current())
@@ -78,13 +82,17 @@ void launch_calling(const launch_config& config, void (*kernel)(Params...), Call
   detail::emulated_runtime::install_sanitizer_hooks(); // a sanitizer's report names the CUDA thread
   detail::emulated_runtime::install_fault_handler(); // a fault in a kernel is a report, not a crash
 #endif
-  detail::kernel_arguments_for<std::decay_t<Params>...> params(std::forward<Args>(args)...);
+  // A T* converted to a cuguard::ptr that no allocation holds is said with this launch's site.
+  detail::kernel_arguments_for<std::decay_t<Params>...> params = [&] {
+    const detail::conversion_site_scope site(config.where);
+    return detail::kernel_arguments_for<std::decay_t<Params>...>(std::forward<Args>(args)...);
+  }();
   const detail::launch_entry entry = detail::begin_launch(config.name, reinterpret_cast<const void*>(kernel), config.where,
                                                           config.grid, config.block, config.stream);
 #if CUGUARD_IMPL_CHECKS // unchecked views carry nothing to check or stamp
   const int device = detail::backend::current_device();
   int position = 0;
-  params.each([&](auto& p) { detail::name_argument(p, entry, ++position); });
+  params.each([&](auto& p) { detail::name_argument(p, entry, ++position, config.parameters); });
   params.each([&](auto& p) { detail::check_argument(p, entry, device); });
   params.each([&](auto& p) { detail::stamp_launch(p, entry.id); });
 #endif

@@ -51,6 +51,8 @@ enum class operation : unsigned char {
   subscript,         ///< a[i] of an ATen-style accessor (cuguard::torch), on a dimension before the last
   warp_sync,         ///< __syncwarp(mask) or a *_sync warp intrinsic (found by emulation)
   raw_access,        ///< a load or store through a raw pointer (emulation, cuguard.torch's sanitize)
+  pointer_access,    ///< p[i], *p, p->m, an atomic or a load/store intrinsic through a cuguard::ptr
+  pointer_cast,      ///< cuguard::ptr_cast<U>(p)
 };
 
 /// Where a view's memory lives, as far as cuguard knows.
@@ -136,8 +138,8 @@ struct violation {
   /// the bytes the view spans.
   std::int64_t bytes;
   int kernel_device;       ///< wrong_memory_space of a kernel argument: the device the kernel runs on
-  std::uint32_t slot;      ///< use_after_free: the lifetime slot of the view's token
-  std::uint32_t generation;///< use_after_free: the generation of the view's token
+  std::uint32_t slot;      ///< use_after_free and pointer accesses: the lifetime slot of the view's token
+  std::uint32_t generation;///< use_after_free and pointer accesses: the generation of the view's token
   /// What was expected or asked for: reshape and expect_shape {extents}; non_contiguous
   /// {contiguous strides}; permute {the permutation}.
   std::int64_t expected[max_rank];
@@ -148,7 +150,7 @@ struct violation {
   int origin_rank;                     ///< rank of that view
   std::int64_t origin_index[max_rank]; ///< position in that view (bounded: origin_index[0] is the bound)
 
-  char alloc_label[64];    ///< label of the tracked allocation (use_after_free, make_view)
+  char alloc_label[64];    ///< label of the tracked allocation (use_after_free, make_view, pointer accesses)
   std::int64_t alloc_bytes; ///< its size in bytes
   site_record alloc_site;  ///< where it was tracked
   site_record free_site;   ///< where it was released

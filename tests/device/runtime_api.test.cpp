@@ -216,23 +216,7 @@ TEST_CASE("managed memory is for host code and kernels alike") {
 namespace device_tests {
 __global__ void write_past(cuguard::checked_view<int, 1> v) { v[static_cast<int>(threadIdx.x) + 4] = 1; }
 
-/// What `f` writes to stderr.
-template <class F>
-std::string stderr_of(F f) {
-  std::fflush(stderr);
-  std::FILE* file = std::tmpfile();
-  const int saved = ::dup(2);
-  ::dup2(::fileno(file), 2);
-  f();
-  std::fflush(stderr);
-  ::dup2(saved, 2);
-  ::close(saved);
-  std::rewind(file);
-  std::string text;
-  for (int c = std::fgetc(file); c != EOF; c = std::fgetc(file)) text += static_cast<char>(c);
-  std::fclose(file);
-  return text;
-}
+using device_test_support::stderr_of;
 } // namespace device_tests
 
 TEST_CASE("a report no check() read is printed at the next synchronizing call, and check() still throws it") {

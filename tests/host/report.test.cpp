@@ -102,6 +102,41 @@ TEST_CASE("a raw access past the end, before the start, across the end or into a
         "float[10], which was freed\n  address 0x1004, 4 bytes into the 40 bytes of a tensor's storage");
 }
 
+namespace report_tests {
+// A cuguard::ptr's access (ptr.hpp) at `offset` elements of a 10-element float allocation.
+cuguard::violation pointer_access(std::int64_t offset) {
+  auto v = raw_access(offset * 4, 4);
+  v.op = cuguard::operation::pointer_access;
+  v.alloc_label[0] = '\0';
+  v.index[0] = offset;
+  return v;
+}
+} // namespace report_tests
+
+TEST_CASE("a pointer's access says its offset and extent, and an offset out by a multiple of 2^32 an overflow") {
+  using report_tests::headline;
+  using report_tests::pointer_access;
+  CHECK(headline(pointer_access(10)) ==
+        "cuguard: out-of-bounds access through pointer 'argument 1 of twice_kernel' float[10]: offset 10 >= extent 10");
+  CHECK(headline(pointer_access(-1)) ==
+        "cuguard: out-of-bounds access through pointer 'argument 1 of twice_kernel' float[10]: offset -1 < 0");
+  CHECK(headline(pointer_access((std::int64_t{1} << 32) + 3)) ==
+        "cuguard: out-of-bounds access through pointer 'argument 1 of twice_kernel' float[10]: offset 4294967299 >= "
+        "extent 10\n  offset 4294967299 is 3 + 2^32: a 32-bit index computation may have overflowed");
+  CHECK(headline(pointer_access(5 - (std::int64_t{3} << 32))) ==
+        "cuguard: out-of-bounds access through pointer 'argument 1 of twice_kernel' float[10]: offset -12884901883 < 0"
+        "\n  offset -12884901883 is 5 - 3 * 2^32: a 32-bit index computation may have overflowed");
+  auto view = report_tests::device_record();
+  view.origin = cuguard::index_origin::none;
+  view.index[0] = (std::int64_t{1} << 32) + 1000;
+  CHECK(headline(view).find("\n  index 4294968296 is 1000 + 2^32: a 32-bit index computation may have overflowed") !=
+        std::string::npos);
+  auto line_unknown = pointer_access(10);
+  line_unknown.file[0] = '\0';
+  CHECK(cuguard::format(line_unknown).find("\n  at a line the language does not give (*p, p->m): write p[0] to have it\n") !=
+        std::string::npos);
+}
+
 TEST_CASE("a count that is a lower bound (each thread stopped at its first violation) is worded as threads") {
   auto v = report_tests::device_record();
   v.count_is_lower_bound = true;

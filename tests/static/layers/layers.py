@@ -181,7 +181,7 @@ PUBLIC_LAYERS = {
     "violation.hpp": "report", "report.hpp": "report", "violation_error.hpp": "report",
     "argument_error.hpp": "report",
     "checked_index.hpp": "view", "checked_view.hpp": "view", "make_view.hpp": "view", "expect.hpp": "view",
-    "vec.hpp": "view", "describe.hpp": "view",
+    "vec.hpp": "view", "describe.hpp": "view", "ptr.hpp": "view",
     "emulation.hpp": "emulation", "shared_memory.hpp": "emulation",
     "runtime.hpp": "runtime", "launch.hpp": "runtime", "check.hpp": "runtime", "device_buffer.hpp": "runtime",
     "cuda_error.hpp": "runtime", "lifetime.hpp": "runtime", "emulated_runtime.hpp": "runtime",

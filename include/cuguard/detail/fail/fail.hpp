@@ -46,10 +46,15 @@ CUGUARD_HOST_DEVICE T& scratch() noexcept {
 #endif
 
 /// The allocation behind a use_after_free record, from the token it recorded (slot, generation).
+/// A pointer access's allocation likewise, where its bounds are a tracked allocation's.
 inline void describe_stale_allocation(violation& v) {
-  if (v.kind != violation_kind::use_after_free || v.alloc_label[0] != '\0') return;
+  if (v.alloc_label[0] != '\0') return;
   const lifetime_token t{v.slot, v.generation};
-  if (!describe_allocation(t, v)) copy_text(v.alloc_label, "(slot reused since)");
+  if (v.kind == violation_kind::use_after_free) {
+    if (!describe_allocation(t, v)) copy_text(v.alloc_label, "(slot reused since)");
+  } else if (v.op == operation::pointer_access && t.slot != 0) {
+    (void)describe_allocation(t, v);
+  }
 }
 
 /// Host policy for a violation found in host code: fill the record, then throw or abort.

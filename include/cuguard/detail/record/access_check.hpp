@@ -117,6 +117,10 @@ CUGUARD_HOST_DEVICE inline void classify_access(violation& v, pending& p) noexce
       }
     }
   }
+  if (v.op == operation::pointer_access) { // the allocation a pointer's bounds are, named in its report
+    v.slot = p.token.slot;
+    v.generation = p.token.generation;
+  }
   if (v.dim < 0 && v.kind == violation_kind::out_of_bounds) {
     // The host fills the allocation from the token (describe_stale_allocation, through host_hooks).
     v.kind = violation_kind::use_after_free;

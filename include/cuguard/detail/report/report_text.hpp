@@ -19,6 +19,12 @@ namespace detail {
 /// "vector load of 4 elements from 'x' float[8] at (6): " and the like: the access a report is about.
 inline void append_access(text& out, const violation& v, const char* adjective) {
   out << adjective;
+  if (v.op == operation::pointer_access) {
+    out << "access through pointer ";
+    append_view(out, v);
+    out << " at offset " << v.index[0] << ": ";
+    return;
+  }
   if (is_vector_access(v))
     out << operation_name(v.op) << " of " << v.width << " elements"
         << (v.op == operation::vector_load ? " from " : " to ");
@@ -47,6 +53,14 @@ inline void append_released(text& out, const violation& v) {
 inline void append_out_of_bounds(text& out, const violation& v) {
   if (v.op == operation::raw_access) {
     append_raw_access(out, v);
+  } else if (v.op == operation::pointer_access) { // "offset 10 >= extent 10", "offset -1 < 0"
+    out << "out-of-bounds access through pointer ";
+    append_view(out, v);
+    out << ": offset " << v.index[0];
+    if (v.index[0] < 0)
+      out << " < 0";
+    else
+      out << " >= extent " << v.extent[0];
   } else if (v.op == operation::access || is_vector_access(v)) {
     append_access(out, v, "out-of-bounds ");
     if (is_vector_access(v) && v.dim == v.rank - 1)
@@ -136,6 +150,13 @@ inline void append_misaligned(text& out, const violation& v) {
         << "-byte aligned (every element access through it would be misaligned)";
     return;
   }
+  if (v.op == operation::pointer_cast) { // `value`: the address, `value_end`: the offset, `limit`: the alignment
+    out << "misaligned ptr_cast of pointer ";
+    append_view(out, v);
+    out << " at offset " << v.value_end << ": address " << hex{static_cast<unsigned long long>(v.value)} << " is not "
+        << v.limit << "-byte aligned, as the type cast to needs";
+    return;
+  }
   append_access(out, v, "misaligned ");
   out << "address " << hex{static_cast<unsigned long long>(v.address)} << " is not " << v.bytes << "-byte aligned";
 }
@@ -143,7 +164,7 @@ inline void append_misaligned(text& out, const violation& v) {
 inline void append_use_after_free(text& out, const violation& v) {
   if (v.op == operation::raw_access) return append_raw_access(out, v);
   out << "use after free: ";
-  if (v.op == operation::access || is_vector_access(v)) {
+  if (is_element_access(v)) {
     append_access(out, v, "");
     append_released(out, v);
   } else if (v.op == operation::launch) {
@@ -155,7 +176,7 @@ inline void append_use_after_free(text& out, const violation& v) {
 }
 
 inline void append_wrong_memory_space(text& out, const violation& v) {
-  if (v.op == operation::access || is_vector_access(v)) {
+  if (is_element_access(v)) {
     append_access(out, v, "wrong memory space: ");
   } else if (v.op == operation::launch) {
     out << "wrong memory space: ";
@@ -165,14 +186,15 @@ inline void append_wrong_memory_space(text& out, const violation& v) {
     append_view(out, v);
     out << ": ";
   }
+  const char* what = v.op == operation::pointer_access ? "the pointer" : "the view";
   if (v.space == memory_space::device) {
-    out << "the view points to device " << v.device << " memory";
+    out << what << " points to device " << v.device << " memory";
     if (v.op == operation::launch) // a kernel argument in device memory: another device's
       out << ", and the kernel runs on device " << v.kernel_device;
     else
       out << ", which host code cannot access";
   } else {
-    out << "the view points to host memory, which device code cannot access";
+    out << what << " points to host memory, which device code cannot access";
   }
 }
 
@@ -263,6 +285,20 @@ inline void append_headline(text& out, const violation& v) {
   out << "no violation";
 }
 
+/// "offset 4294967306 is 10 + 2^32: a 32-bit index may have overflowed": an element access out of
+/// its extent by a multiple of 2^32, which int arithmetic that wrapped gives.
+inline void append_index_wrap(text& out, const violation& v) {
+  if (v.kind != violation_kind::out_of_bounds || !is_element_access(v) || v.dim < 0) return;
+  const std::int64_t index = v.index[v.dim];
+  const std::int64_t wrapped = static_cast<std::int64_t>(static_cast<std::uint64_t>(index) & 0xffffffffu);
+  if (wrapped == index || wrapped >= v.extent[v.dim]) return;
+  const std::int64_t times = (index - wrapped) / (std::int64_t{1} << 32); // exact: they differ in the high bits only
+  out << "\n  " << (v.op == operation::pointer_access ? "offset " : "index ") << index << " is " << wrapped
+      << (times < 0 ? " - " : " + ");
+  if (times != 1 && times != -1) out << (times < 0 ? -times : times) << " * ";
+  out << "2^32: a 32-bit index computation may have overflowed";
+}
+
 /// Where the index came from, the allocation, the source position and (device code) the thread
 /// and launch: the lines under the headline.
 inline void append_details(text& out, const violation& v) {
@@ -273,13 +309,21 @@ inline void append_details(text& out, const violation& v) {
   } else if (v.origin == index_origin::bounded && v.dim >= 0) {
     out << "\n  index " << v.index[v.dim] << " was checked against bound " << v.origin_index[0];
   }
+  append_index_wrap(out, v);
   if (v.kind == violation_kind::use_after_free && v.op != operation::raw_access) {
     append_site(out, "\n  allocated at ", v.alloc_site);
     append_site(out, "\n  released at ", v.free_site);
+  } else if (v.op == operation::pointer_access && v.alloc_label[0] != '\0') {
+    out << "\n  the pointer is into allocation '" << v.alloc_label << "' (" << v.alloc_bytes << " bytes)";
+    append_site(out, " allocated at ", v.alloc_site);
   }
-  out << "\n  at " << v.file;
-  if (v.line != 0) out << ':' << v.line;
-  if (v.function[0] != '\0') out << " in " << v.function;
+  if (v.file[0] == '\0' && v.op == operation::pointer_access) {
+    out << "\n  at a line the language does not give (*p, p->m): write p[0] to have it";
+  } else {
+    out << "\n  at " << v.file;
+    if (v.line != 0) out << ':' << v.line;
+    if (v.function[0] != '\0') out << " in " << v.function;
+  }
   if (!v.on_device) return;
   out << "\n  block ";
   append_dim3(out, v.block);

@@ -81,12 +81,19 @@ inline const char* operation_name(operation op) {
     case operation::subscript: return "subscript";
     case operation::warp_sync: return "warp-synchronous call";
     case operation::raw_access: return "raw access";
+    case operation::pointer_access: return "pointer access";
+    case operation::pointer_cast: return "ptr_cast";
   }
   return "operation";
 }
 
 inline bool is_vector_access(const violation& v) {
   return v.op == operation::vector_load || v.op == operation::vector_store;
+}
+
+/// An access of elements through a view or a cuguard::ptr.
+inline bool is_element_access(const violation& v) {
+  return v.op == operation::access || v.op == operation::pointer_access || is_vector_access(v);
 }
 
 /// A recorded number, as unsigned bits where it was given unsigned.

@@ -130,6 +130,23 @@ auto chevron_named(Pointer pointer, Call call, const char* name, const cuda::std
   }
 }
 
+/// The names of a kernel's parameters, comma-separated ("src,ptr,out"; empty where one has
+/// none), as the translator read them from the kernel's declaration: the labels of arguments that
+/// carry none (a T* converted to a cuguard::ptr, ATen's accessor), in place of "argument 1 of k".
+struct parameter_names {
+  const char* list;
+};
+
+/// chevron_named for a kernel whose declaration the translator read: its parameters named.
+template <class Launch, class Pointer, class Call>
+auto chevron_named(Pointer pointer, Call call, const char* name, parameter_names parameters,
+                   const cuda::std::source_location& site, dim3 grid, dim3 block, std::size_t shared_bytes = 0,
+                   cudaStream_t stream = nullptr) {
+  auto launch = chevron_named<Launch>(pointer, call, name, site, grid, block, shared_bytes, stream);
+  launch.config.parameters = parameters.list;
+  return launch;
+}
+
 /// `kernel<<<grid, block, shared_bytes, stream>>>` for a kernel given by an expression
 /// (`(pick ? a : b)<<<...>>>`) or at namespace scope: its threads call the pointer.
 template <class Launch, class... Params>

@@ -143,21 +143,46 @@ inline const char* argument_label(const text& kernel, int position) {
 inline void (*pointer_argument_hook)(const void* p, const char* label, const char* type, std::size_t element_bytes) =
     nullptr;
 
-/// Gives a view argument without a label its position (1 for the first parameter) as one; tells
-/// the pointer argument hook, where there is one, of a pointer argument.
+/// The name of parameter `position` (1 for the first) in `parameters` ("src,ptr,out"), kept for
+/// the life of the program; null where the list names none.
+inline const char* parameter_label(const char* parameters, int position) {
+  if (parameters == nullptr) return nullptr;
+  const char* begin = parameters;
+  for (int k = 1; k < position; ++k) {
+    begin = std::strchr(begin, ',');
+    if (begin == nullptr) return nullptr;
+    ++begin;
+  }
+  const char* end = std::strchr(begin, ',');
+  if (end == nullptr) end = begin + std::strlen(begin);
+  if (end == begin) return nullptr;
+  text name;
+  for (const char* c = begin; c != end; ++c) name << *c;
+  return kept_text(static_cast<text&&>(name));
+}
+
+/// Gives a view argument without a label a label: its parameter's name where `parameters` (the
+/// launch's, or null) gives it, else its position ("argument 1 of k"); tells the pointer
+/// argument hook, where there is one, of a pointer argument, so labelled.
 template <class P>
-void name_argument(P& arg, const launch_entry& e, int position) {
+void name_argument(P& arg, const launch_entry& e, int position, const char* parameters = nullptr) {
   if constexpr (argument_view<P>::value) {
     auto& p = argument_view<P>::get(arg);
-    if (p.label_ref().text == nullptr) p = p.relabel(argument_label(e.kernel, position));
+    if (p.label_ref().text == nullptr) {
+      const char* named = parameter_label(parameters, position);
+      p = p.relabel(named != nullptr ? named : argument_label(e.kernel, position));
+    }
   } else if constexpr (std::is_pointer<P>::value && !std::is_function<std::remove_pointer_t<P>>::value) {
     using element = std::remove_cv_t<std::remove_pointer_t<P>>;
     if constexpr (!std::is_void<element>::value) {
-      if (pointer_argument_hook != nullptr && arg != nullptr)
-        pointer_argument_hook(arg, argument_label(e.kernel, position), type_name<element>::value, sizeof(element));
+      if (pointer_argument_hook != nullptr && arg != nullptr) {
+        const char* named = parameter_label(parameters, position);
+        pointer_argument_hook(arg, named != nullptr ? named : argument_label(e.kernel, position), type_name<element>::value,
+                              sizeof(element));
+      }
     }
   }
-  (void)arg, (void)e, (void)position;
+  (void)arg, (void)e, (void)position, (void)parameters;
 }
 
 /// Gives a view argument the number of its launch, so that a report names this launch even when

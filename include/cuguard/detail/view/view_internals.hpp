@@ -28,6 +28,20 @@ struct view_internals {
   CUGUARD_HOST_DEVICE static constexpr const Index* strides(const checked_view<T, Rank, Index>& v) noexcept {
     return v.strides_;
   }
+  /// The metadata of a view (with checks off, none: the defaults).
+  template <class T, std::size_t Rank, class Index>
+  CUGUARD_HOST_DEVICE static constexpr view_meta meta(const checked_view<T, Rank, Index>& v) noexcept {
+    return v.meta();
+  }
+  /// A rank-1 view of `extent` elements at `data`, stride 1, with the metadata `m`, assembled
+  /// without checks (cuguard::ptr's bounds, which its conversions compute).
+  template <class T, class Index = std::int64_t>
+  CUGUARD_HOST_DEVICE static constexpr checked_view<T, 1, Index> assemble(T* data, Index extent,
+                                                                         const view_meta& m) noexcept {
+    const Index extents[1] = {extent};
+    const Index strides[1] = {1};
+    return checked_view<T, 1, Index>(raw_tag{}, data, extents, strides, m);
+  }
 };
 } // namespace detail
 CUGUARD_IMPL_END_NAMESPACE

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: Apache-2.0
+// Where a cuguard::ptr's bounds come from (checks on): the tracked allocation that holds a T*
+// converted in host code, none (every access passes) for memory cuguard does not know, and the
+// elements of another type that a ptr_cast fits into the same bytes; the warning for unknown
+// memory, once per place in the source.
+#pragma once
+
+#include <cuguard/checked_view.hpp>
+#include <cuguard/config.hpp>
+#include <cuguard/detail/fail/host_hooks.hpp>
+#include <cuguard/detail/platform/device.hpp>
+#include <cuguard/detail/view/view_parts.hpp>
+#include <cuguard/type_name.hpp>
+
+#include <cuda/std/source_location>
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+#if !CUGUARD_IMPL_DEVICE_PASS
+#  include <cuguard/detail/platform/host_mutex.hpp>
+#  include <cstdio>
+#endif
+
+CUGUARD_IMPL_BEGIN_NAMESPACE
+namespace detail {
+
+/// What a checked pointer is: a rank-1 view of the elements it may reach (data: the first,
+/// stride 1, with the label, lifetime token, memory space, device and launch number of a view)
+/// and its position, in elements from that first one. The view is what cuguard::launch names,
+/// checks and stamps (argument_view), and what a failed access reports.
+template <class T>
+struct pointer_bounds {
+  checked_view<T, 1> view;
+  std::int64_t offset = 0;
+};
+
+/// The extent of a pointer into memory cuguard does not know: every offset from the lowest
+/// address on passes.
+inline constexpr std::int64_t unknown_extent = max_of<std::int64_t>;
+
+/// The bounds of the element of `size` bytes at `address` inside the bytes [begin, end): the
+/// first element at or after `begin` that lies a whole number of elements from `address`, how
+/// many fit before `end`, and the offset of `address` from it. Addresses as integers: `address`
+/// may lie anywhere.
+template <class T>
+CUGUARD_HOST_DEVICE pointer_bounds<T> place_in(std::uintptr_t address, std::uintptr_t begin, std::uintptr_t end,
+                                               const view_meta& m) noexcept {
+  constexpr std::int64_t size = static_cast<std::int64_t>(sizeof(T));
+  std::int64_t gap = static_cast<std::int64_t>(address - begin) % size;
+  if (gap < 0) gap += size;
+  const std::uintptr_t first = begin + static_cast<std::uintptr_t>(gap);
+  const std::int64_t extent = end > first ? static_cast<std::int64_t>((end - first) / sizeof(T)) : 0;
+  const std::int64_t offset = static_cast<std::int64_t>(address - first) / size;
+  return {view_internals::assemble(reinterpret_cast<T*>(first), extent, m), offset};
+}
+
+/// The bounds of a pointer into memory cuguard does not know: its first element as low as the
+/// address allows (so that a negative offset passes too), the largest extent.
+template <class T>
+CUGUARD_HOST_DEVICE pointer_bounds<T> unknown_bounds(std::uintptr_t address, const view_meta& m) noexcept {
+  constexpr std::uintptr_t most = (std::uintptr_t{1} << 62) / sizeof(T);
+  const std::uintptr_t below = address / sizeof(T) < most ? address / sizeof(T) : most;
+  return {view_internals::assemble(reinterpret_cast<T*>(address - below * sizeof(T)), unknown_extent, m),
+          static_cast<std::int64_t>(below)};
+}
+
+/// The place a launch converts its arguments at (cuguard::launch, a translated <<<>>>), which a
+/// pointer converted there names in its warning rather than the library's line; null elsewhere.
+#if !CUGUARD_IMPL_DEVICE_PASS
+inline thread_local const cuda::std::source_location* launch_conversion_site = nullptr;
+
+/// Says once per place in the source that a pointer made there points into memory cuguard does
+/// not know, and is not checked.
+inline void warn_unknown_pointer(const void* p, const char* type, const cuda::std::source_location& where) {
+  struct place {
+    const char* file;
+    unsigned line;
+  };
+  static place said[64];
+  static int count = 0;
+  static host_mutex mutex;
+  host_lock lock(mutex);
+  for (int i = 0; i < count; ++i)
+    if (said[i].line == where.line() && said[i].file == where.file_name()) return;
+  if (count < 64) said[count++] = {where.file_name(), static_cast<unsigned>(where.line())};
+  std::fprintf(stderr,
+               "cuguard: warning: a cuguard::ptr<%s> made at %s:%u points to %p, which no tracked allocation or "
+               "tensor holds: its accesses are not checked (cuguard::torch::ptr<T>(tensor, \"name\") or "
+               "cuguard::track gives it bounds)\n",
+               type, where.file_name(), static_cast<unsigned>(where.line()), p);
+}
+#endif
+
+/// The bounds of `p`, converted from a T*: in host code those of the tracked allocation that
+/// holds it (with its lifetime token and memory space), else none (said once per place); in
+/// device code none. A null pointer has no element.
+template <class T>
+CUGUARD_HOST_DEVICE pointer_bounds<T> bounds_of(T* p, const cuda::std::source_location& where) {
+  view_meta m;
+  const auto address = reinterpret_cast<std::uintptr_t>(p);
+  if (p == nullptr) return {view_internals::assemble(p, std::int64_t{0}, m), 0};
+#if !CUGUARD_IMPL_DEVICE_PASS
+  if (!platform::in_kernel()) {
+    const allocation_span found = locate_allocation(p, sizeof(T));
+    m.space = found.space;
+    m.device = found.device;
+    if (found.tracked) {
+      m.token = found.token;
+      return place_in<T>(address, found.begin, found.begin + found.bytes, m);
+    }
+    warn_unknown_pointer(p, type_name<std::remove_cv_t<T>>::value,
+                         launch_conversion_site != nullptr ? *launch_conversion_site : where);
+  }
+#else
+  (void)where;
+#endif
+  return unknown_bounds<T>(address, m);
+}
+
+/// The bounds of a pointer to U at the address of `b`: the U elements that lie whole in b's
+/// bytes (unknown bounds stay unknown), with b's label, token, memory space and launch number.
+template <class U, class T>
+CUGUARD_HOST_DEVICE pointer_bounds<U> recast(const pointer_bounds<T>& b) noexcept {
+  const view_meta m = view_internals::meta(b.view);
+  const auto first = reinterpret_cast<std::uintptr_t>(b.view.data());
+  const std::uintptr_t address = first + static_cast<std::uintptr_t>(b.offset) * sizeof(T);
+  if (b.view.extent(0) == unknown_extent) return unknown_bounds<U>(address, m);
+  const std::uintptr_t end = first + static_cast<std::uintptr_t>(b.view.extent(0)) * sizeof(T);
+  return place_in<U>(address, first, end, m);
+}
+
+/// Where a pointer conversion in a launch names the launch's site (see launch_conversion_site).
+class conversion_site_scope {
+ public:
+  explicit conversion_site_scope(const cuda::std::source_location& where) noexcept {
+#if !CUGUARD_IMPL_DEVICE_PASS
+    launch_conversion_site = &where;
+#else
+    (void)where;
+#endif
+  }
+  conversion_site_scope(const conversion_site_scope&) = delete;
+  conversion_site_scope& operator=(const conversion_site_scope&) = delete;
+  ~conversion_site_scope() {
+#if !CUGUARD_IMPL_DEVICE_PASS
+    launch_conversion_site = nullptr;
+#endif
+  }
+};
+
+} // namespace detail
+CUGUARD_IMPL_END_NAMESPACE
