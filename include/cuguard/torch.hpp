@@ -48,6 +48,17 @@ checked_view<T, Rank, Index> view(const at::Tensor& t, const char* label,
   return detail::torch_adapter::as_torch_errors([&] { return detail::torch_adapter::view_of<T, Rank, Index>(t, label, where); });
 }
 
+/// A checked pointer to a tensor's first element, for a kernel parameter of type
+/// cuguard::ptr<T> (`cuguard::torch::ptr<float>(x, "x")` where the launch passed
+/// `x.data_ptr<float>()`): bounded by the elements the tensor's sizes and strides reach, named
+/// `label` in reports, and checked as view() checks the tensor (a ValueError naming it). With
+/// checks off, `t.data_ptr<T>()` checked the same way.
+template <class T>
+cuguard::ptr<T> ptr(const at::Tensor& t, const char* label,
+                    cuda::std::source_location where = cuda::std::source_location::current()) {
+  return detail::torch_adapter::as_torch_errors([&] { return detail::torch_adapter::pointer_of<T>(t, label, where); });
+}
+
 /// ATen's `t.packed_accessor32<T, N, PtrTraits>()`, checked and named: the tensor is checked as
 /// view() checks it (dtype, rank, device, storage reach; a ValueError naming `label`), its
 /// storage tracked for use after free, and a report of an access names `label`.

@@ -177,9 +177,47 @@ def _named_launch(masked, start, at):
     return not (masked[start] == "(" or (_namespace_scope(masked, start) and not _in_directive(masked, start)))
 
 
+_GLOBAL = re.compile(r"\b__global__\b")
+
+
+def _parameter_name(parameter):
+    """The name a parameter declares ("" where it has none, or it cannot be told from a type)."""
+    declared = re.sub(r"\[[^\]]*\]\s*$", "", parameter.split("=")[0].strip())
+    names = _IDENTIFIER.findall(declared)
+    return names[-1] if len(names) >= 2 and names[-1] not in _NOT_NAMES else ""
+
+
+def _kernel_parameters(masked):
+    """{kernel's name: its parameters' names, comma-separated} for the __global__ functions the
+    file declares (None where two declarations of one name disagree): the labels a launch gives
+    arguments that carry none."""
+    found = {}
+    for m in _GLOBAL.finditer(masked):
+        paren = masked.find("(", m.end())
+        while paren >= 0 and re.search(r"__launch_bounds__\s*$", masked[m.end():paren]):
+            paren = masked.find("(", _match_forward(masked, paren, "(", ")") + 1)
+        close = _match_forward(masked, paren, "(", ")") if paren >= 0 else -1
+        head = masked[m.end():paren] if paren >= 0 else ""
+        names = _IDENTIFIER.findall(head)
+        if close < 0 or not names or any(c in head for c in ";{}"):
+            continue
+        listed = ",".join(_parameter_name(p) for p in _top_level_pieces(masked[paren + 1:close]) if p.strip())
+        found[names[-1]] = listed if found.get(names[-1], listed) == listed else None
+    return found
+
+
+def _parameters_of(kernels, name):
+    """`, ::cuguard::detail::parameter_names{"a,b"}` for the launch of `name` (`ns::k<float>`)
+    where the file declares the kernel, else ""."""
+    base = name.split("<")[0].split("::")[-1].strip()
+    listed = kernels.get(base)
+    return f', ::cuguard::detail::parameter_names{{"{listed}"}}' if listed else ""
+
+
 def _launches(text, masked, path, torch):
     """[(begin, end, replacement)] for every <<<...>>>(...) launch."""
     edits = []
+    kernels = _kernel_parameters(masked)
     launch = "::cuguard::detail::torch_adapter::torch_launch" if torch else "::cuguard::detail::plain_launch"
     site = "::cuguard::detail::chevron_site(__PRETTY_FUNCTION__)"
     pos = 0
@@ -209,7 +247,7 @@ def _launches(text, masked, path, torch):
             head = (f"::cuguard::detail::chevron_named<{launch}>("
                     f"[&](auto cuguard_impl_tag) -> decltype({pointer}) {{ return {pointer}; }}, "
                     f"[&](auto&... cuguard_impl_params) {{ ({name})(cuguard_impl_params...); }}, "
-                    f"\"{name}\"{chr(10) * lines}, ")
+                    f"\"{name}\"{_parameters_of(kernels, name)}{chr(10) * lines}, ")
         else:
             kernel = text[start:at].rstrip()
             head = f"::cuguard::detail::chevron<{launch}>({kernel}{chr(10) * (lines - kernel.count(chr(10)))}, "
@@ -267,8 +305,9 @@ def _in_directive(masked, at):
         start = masked.rfind("\n", 0, at) + 1
 
 
-def _declarators(declared):
-    """The names a declaration declares (`int a[4], b` -> a, b): its top-level commas split it."""
+def _top_level_pieces(declared):
+    """A declaration or a parameter list split at its top-level commas (those of template
+    arguments, calls and initializers kept)."""
     pieces, depth, angle, begin = [], 0, 0, 0
     for i, c in enumerate(declared):
         if c in "([{":
@@ -283,8 +322,13 @@ def _declarators(declared):
             pieces.append(declared[begin:i])
             begin = i + 1
     pieces.append(declared[begin:])
+    return pieces
+
+
+def _declarators(declared):
+    """The names a declaration declares (`int a[4], b` -> a, b): its top-level commas split it."""
     names = []
-    for piece in pieces:
+    for piece in _top_level_pieces(declared):
         words = _IDENTIFIER.findall(piece.split("[", 1)[0].split("=", 1)[0])
         if words and words[-1] not in _NOT_NAMES:
             names.append(words[-1])

@@ -43,6 +43,16 @@ def test_a_kernel_given_by_an_expression_or_outside_functions_is_called_through_
         f"#define RUN(kernel) \\\n  {named('kernel')}, {SITE}, 1, 2)(x)\n"
 
 
+def test_a_launch_of_a_kernel_the_file_declares_names_its_parameters():
+    text = ("template <class T>\n__global__ void __launch_bounds__(256) k(const T* __restrict__ src, cuguard::ptr<T> out,\n"
+            "    Acc<float, 2, Traits> acc, int n = 3, float*, int rows[4]) {}\n"
+            "void f() { k<float><<<g, b>>>(x, y, a, 1, p, r); }\n")
+    names = '::cuguard::detail::parameter_names{"src,out,acc,n,,rows"}'
+    assert body(text).splitlines()[3] == f"void f() {{ {named('k<float>')}, {names}, {SITE}, g, b)(x, y, a, 1, p, r); }}"
+    clash = "__global__ void k(int a) {}\n__global__ void k(float b) {}\nvoid f() { k<<<1, 1>>>(x); }\n"
+    assert body(clash).splitlines()[2] == f"void f() {{ {named('k')}, {SITE}, 1, 1)(x); }}"
+
+
 def test_a_launch_across_lines_keeps_every_line():
     text = "void f() {\n  k<T>\n  <<<g,\n     b>>>(\n    a,\n    b);\n}\n"
     out = body(text)

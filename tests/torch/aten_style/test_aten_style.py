@@ -73,8 +73,8 @@ def test_a_planted_off_by_one_is_an_index_error_at_its_line_and_the_op_works_aga
     said = str(caught.value)
     line = marker_line("aten-style: forward read")
     first = said.splitlines()[0]
-    assert re.search(r"cuguard: out-of-bounds access to 'argument 1 of "
-                     r"sigmoid_scale_forward_kernel<double>' double\[5, 70\] at \(\d, 70\): "
+    # (its parameter's name: the translated <<<>>> launch read the kernel's declaration)
+    assert re.search(r"cuguard: out-of-bounds access to 'x' double\[5, 70\] at \(\d, 70\): "
                      r"dim 1 index 70 >= extent 70", first), first
     assert f"ops.cu:{line} in sigmoid_scale_forward_kernel" in said
     assert re.search(r"sigmoid_scale_forward_kernel<double><<<\(2,5,1\),\(64,1,1\)>>> at \S*ops.cu:\d+ in "

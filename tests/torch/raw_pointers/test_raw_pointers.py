@@ -130,7 +130,7 @@ def test_sanitize_reports_a_read_one_past_an_input_at_its_line(sanitized):
             sanitized.fps(src, ptr, 20, 1)
         report = str(caught.value)
         assert report.startswith("cuguard: out-of-bounds read of 8 bytes through a raw pointer at (2100) of "
-                                 "'argument 1 of fps_kernel<double>' double[2100]: element 2100 >= extent 2100\n"
+                                 "'src' double[2100]: element 2100 >= extent 2100\n"
                                  "  address 0x"), report
         assert "0 bytes past the end of the 16800 bytes of a tensor's storage" in report
         assert f"ops.cu:{marker_line('raw-ops: fps read')} in " in report
@@ -147,7 +147,7 @@ def test_sanitize_reports_a_float4_read_across_the_end_of_an_input(sanitized):
     report = str(caught.value)
     # (the host compiler reads the float4's members one by one: the first past the end is reported)
     assert report.startswith("cuguard: out-of-bounds read of 4 bytes through a raw pointer at (10) of "
-                             "'argument 1 of twice_kernel' float[10]: element 10 >= extent 10\n"
+                             "'x' float[10]: element 10 >= extent 10\n"
                              "  address 0x"), report
     assert f"ops.cu:{marker_line('raw-ops: float4 read')} in " in report
 
@@ -158,7 +158,7 @@ def test_sanitize_reports_a_write_one_past_an_output_at_its_line(sanitized):
         sanitized.gather_rows(table, torch.tensor([1, 2, 3]), 1)
     report = str(caught.value)
     assert report.startswith("cuguard: out-of-bounds write of 4 bytes through a raw pointer at (99) of "
-                             "'argument 3 of gather_rows_kernel' float[99]: element 99 >= extent 99\n"), report
+                             "'out' float[99]: element 99 >= extent 99\n"), report
     assert f"ops.cu:{marker_line('raw-ops: gather write')} in " in report
     assert "block (0,0,0) thread (98,0,0) of launch #" in report
     assert torch.equal(sanitized.gather_rows(table, torch.tensor([4]), 0), table[4:5])

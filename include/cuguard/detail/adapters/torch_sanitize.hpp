@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// What cuguard.torch.load(..., sanitize=True) compiles into an extension built under emulation
-// (one translation unit of its own): the live memory its kernels' raw accesses are checked
-// against (detail/runtime/live_memory.hpp). Torch's CPU allocator is wrapped as the extension
+// What cuguard.torch.load compiles into an extension built under emulation with checks on (or
+// sanitize=True), in one translation unit of its own: the live memory (detail/runtime/live_memory.hpp)
+// that a T* converted to a cuguard::ptr takes its bounds from, and that sanitize=True checks
+// kernels' raw accesses against. Torch's CPU allocator is wrapped as the extension
 // loads, so that every storage allocated from then on is known from its allocation to its free,
 // with 64 bytes on either side that nothing else holds, and its memory is held back from reuse
 // for a while once freed (the last 256 MiB of storages freed); and Python tells, around each call of
@@ -11,7 +12,7 @@
 
 #include <cuguard/config.hpp>
 #if !CUGUARD_IMPL_EMULATION || !CUGUARD_IMPL_SANITIZE_STORAGES
-#  error "<cuguard/detail/adapters/torch_sanitize.hpp> is for cuguard.torch.load(..., sanitize=True) builds"
+#  error "<cuguard/detail/adapters/torch_sanitize.hpp> is for cuguard.torch's emulated builds with checks on or sanitize=True"
 #endif
 #include <cuguard/emulated_runtime.hpp> // IWYU pragma: export (the access callbacks, defined here at least once)
 #include <cuguard/detail/runtime/live_memory.hpp>

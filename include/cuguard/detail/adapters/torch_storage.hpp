@@ -15,6 +15,7 @@
     __has_include(<c10/cuda/impl/cuda_cmake_macros.h>) && __has_include(<cuda_runtime_api.h>)
 #  define CUGUARD_IMPL_TORCH_CUDA 1
 #  include <c10/cuda/CUDACachingAllocator.h>
+#  include <cuguard/detail/runtime/allocator_trace.hpp>
 #else
 #  define CUGUARD_IMPL_TORCH_CUDA 0
 #endif
@@ -84,17 +85,30 @@ inline void track_storage(const at::Tensor& t, const char* label, memory_space s
 #if CUGUARD_IMPL_TORCH_CUDA
 /// What the CUDA caching allocator calls on every event of its trace: a free that completed
 /// (the block may be handed out again from now on) releases the block in cuguard's registry, in
-/// the order of the block's stream, so that views of its tensors report use_after_free. The
+/// the order of the block's stream, so that views of its tensors report use_after_free; and its
+/// segments and blocks are told to the allocator trace (detail/runtime/allocator_trace.hpp: the
+/// bounds of a T* converted to a cuguard::ptr, NVTX's pools where asked for). The
 /// allocator calls it with its own lock held: it takes cuguard's locks only, which are never
 /// held while calling into PyTorch.
 struct free_follower {
   template <class Entry>
   void operator()(const Entry& e) const {
-    if (e.action_ != Entry::FREE_COMPLETED) return;
+    const auto addr = static_cast<std::uintptr_t>(e.addr_);
+    const auto bytes = static_cast<std::size_t>(e.size_);
+    const int device = static_cast<int>(e.device_);
+    allocator_trace& trace = allocator_trace::get();
+    switch (e.action_) {
+      case Entry::ALLOC: return trace.block(addr, bytes, device, true);
+      case Entry::SEGMENT_ALLOC: return trace.segment(addr, bytes, device, true);
+      case Entry::SEGMENT_FREE: return trace.segment(addr, bytes, device, false);
+      case Entry::FREE_COMPLETED: break;
+      default: return;
+    }
+    trace.block(addr, bytes, device, false);
     void* stream = e.stream_;
     (void)cuguard::detail::registry().release_live(
-        reinterpret_cast<const void*>(static_cast<std::uintptr_t>(e.addr_)),
-        cuda::std::source_location::current("PyTorch's CUDA caching allocator", "", 0, 0), stream);
+        reinterpret_cast<const void*>(addr), cuda::std::source_location::current("PyTorch's CUDA caching allocator", "", 0, 0),
+        stream);
   }
 };
 
@@ -118,6 +132,9 @@ inline bool follow_cuda_frees() {
   static const bool following = attach_free_follower(c10::cuda::CUDACachingAllocator::get(), 0);
   return following;
 }
+/// Attached as the extension loads, so that the blocks of the tensors it is called with are known
+/// (those the allocator handed out before are not: load the extension before the model's tensors).
+inline const bool cuda_frees_followed = follow_cuda_frees();
 
 /// Tracks the storage of a CUDA tensor (once per block) where the caching allocator reports
 /// its frees: blocks of other allocators (from_blob, other backends) are left untracked, since

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cuguard/checked_view.hpp>
+#include <cuguard/ptr.hpp>
 #include <cuguard/config.hpp>
 #include <cuguard/detail/adapters/torch_accessor.hpp>
 #include <cuguard/detail/adapters/torch_errors.hpp>
@@ -95,6 +96,25 @@ checked_view<T, Rank, Index> view_of(const at::Tensor& t, const char* label, con
   checked_view<T, Rank, Index> v(data, extents, strides, label, where);
   cuguard::detail::view_internals::set_memory(v, space, device);
   return v;
+}
+
+/// torch::ptr's checks and pointer: the tensor checked as a view of its own rank, then a pointer
+/// to its first element bounded by the elements its sizes and strides reach.
+template <class T>
+cuguard::ptr<T> pointer_of(const at::Tensor& t, const char* label, const cuda::std::source_location& where) {
+  check_tensor(t, label, scalar_type_of<std::remove_cv_t<T>>::value, t.defined() ? t.dim() : 0, where);
+  std::uint64_t largest = 0;
+  bool empty = false;
+  for (std::int64_t r = 0; r < t.dim(); ++r) {
+    if (t.stride(r) < 0)
+      bad_tensor(label, "has stride " + std::to_string(t.stride(r)) + " in dim " + std::to_string(r) +
+                     ": negative strides are not supported",
+                 where);
+    empty |= t.size(r) == 0;
+    largest = cuguard::detail::add_reach(largest, static_cast<std::uint64_t>(t.size(r)), static_cast<std::uint64_t>(t.stride(r)));
+  }
+  if (empty) return cuguard::make_ptr(checked_view<T, 1>(static_cast<T*>(nullptr), {0}, label, where));
+  return cuguard::make_ptr(view_of<T, 1, std::int64_t>(t.as_strided({static_cast<std::int64_t>(largest + 1)}, {1}), label, where));
 }
 
 /// view() for an accessor with index_t: a 32-bit accessor needs every offset to fit 32 bits.

@@ -22,6 +22,10 @@
 //                                  allocation nothing used is printed as it is freed or at exit;
 //                                  0: not (default as LEAKCHECK's; only where raw accesses are
 //                                  seen: cuguard_emulate(... SANITIZE))
+//   CUGUARD_NVTX_POOLS=1           PyTorch's CUDA caching allocator's segments are NVTX memory
+//                                  pools and its blocks regions of them, for compute-sanitizer
+//                                  (cuguard::torch on a CUDA build of Torch 2.2 or later; read at
+//                                  the first segment)
 //
 // Compile-time settings are macros, read by config.hpp alone.
 #pragma once
@@ -36,7 +40,7 @@ namespace platform {
 
 /// The environment variables of the table above.
 enum class setting { launch_blocking, emulation_threads, emulation_schedule, emulation_stack_kb, emulation_leakcheck,
-                     emulation_api_errors, emulation_initcheck };
+                     emulation_api_errors, emulation_initcheck, nvtx_pools };
 
 /// The name of the environment variable of `s` (for messages about its value too).
 constexpr const char* name_of(setting s) noexcept {
@@ -48,6 +52,7 @@ constexpr const char* name_of(setting s) noexcept {
     case setting::emulation_leakcheck: return "CUGUARD_EMULATION_LEAKCHECK";
     case setting::emulation_api_errors: return "CUGUARD_EMULATION_API_ERRORS";
     case setting::emulation_initcheck: return "CUGUARD_EMULATION_INITCHECK";
+    case setting::nvtx_pools: return "CUGUARD_NVTX_POOLS";
   }
   return "";
 }

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// The memory a sanitized PyTorch extension's kernels may touch through raw pointers, under
-// emulation (cuguard.torch.load(..., sanitize=True)): every CPU tensor storage alive (fed by
+// The memory a PyTorch extension's kernels may touch through raw pointers, under emulation
+// (cuguard.torch.load with checks on, or sanitize=True): every CPU tensor storage alive (fed by
 // detail/adapters/torch_sanitize.hpp: the storages Torch allocates once the extension is loaded,
 // each with 64 bytes on either side that nothing else holds, and the storages of the tensors an
 // op is called with, for the call), and the storages freed whose memory is still held back from
-// reuse (the allocator's quarantine). The access hooks
+// reuse (the allocator's quarantine). A T* converted to a cuguard::ptr takes its bounds from it
+// (live_memory_hooks). Under sanitize=True the access hooks
 // (access_hooks.hpp) check each load and store of a kernel's thread against it, to the byte: an
 // access past the end or before the start of a storage, or into a freed one, is recorded as a
 // violation of the thread (operation::raw_access) and stops it. Memory it does not know (the
@@ -12,6 +13,7 @@
 #pragma once
 
 #include <cuguard/config.hpp>
+#include <cuguard/detail/fail/host_hooks.hpp>
 #include <cuguard/detail/platform/emulated_thread.hpp>
 #include <cuguard/detail/runtime/backend.hpp>
 #include <cuguard/detail/runtime/device_runtime.hpp>
@@ -94,6 +96,17 @@ class live_memory {
     it->second.element_bytes = element_bytes;
   }
   std::uint64_t epoch() const { return epoch_.load(std::memory_order_acquire); }
+  /// The storage alive that holds `p` (or ends where `p` is): true, and its first byte and size.
+  bool holding(const void* p, std::uintptr_t& begin, std::size_t& bytes) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = ranges_.upper_bound(reinterpret_cast<std::uintptr_t>(p));
+    if (it == ranges_.begin()) return false;
+    --it;
+    if (reinterpret_cast<std::uintptr_t>(p) - it->first > it->second.bytes || it->second.freed) return false;
+    begin = it->first;
+    bytes = it->second.bytes;
+    return true;
+  }
 
   /// The verdict on `n` (> 0) bytes at `a`.
   __attribute__((no_sanitize_address)) access_verdict judge(std::uintptr_t a, std::size_t n) {
@@ -210,6 +223,30 @@ inline void name_pointer_argument(const void* p, const char* label, const char* 
 
 /// Makes cuguard::launch name each pointer argument's storage (once, in a sanitized build).
 inline const bool pointer_arguments_named = (pointer_argument_hook = &name_pointer_argument, true);
+
+/// The live storages as allocations a host pointer may lie in (a T* converted to a cuguard::ptr:
+/// its bounds), behind the tracked allocations (which carry a lifetime token). A CPU tensor's
+/// storage is memory host code and emulated kernels both touch, as a view of it says.
+class live_memory_hooks final : public host_hooks {
+ public:
+  allocation_span locate(const void* p, std::size_t bytes) const override {
+    allocation_span found = host_hooks::locate(p, bytes);
+    std::uintptr_t begin = 0;
+    std::size_t size = 0;
+    if (found.tracked || !live().holding(p, begin, size)) return found;
+    found.tracked = true;
+    found.begin = begin;
+    found.bytes = size;
+    found.space = memory_space::managed;
+    found.device = 0;
+    return found;
+  }
+};
+inline const bool live_memory_located = [] {
+  static live_memory_hooks* const hooks = new live_memory_hooks; // never destroyed, as the live memory
+  install_host_hooks(*hooks);
+  return true;
+}();
 
 } // namespace emulated_runtime
 } // namespace detail

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: Apache-2.0
+// ops.cu adopting cuguard::ptr, in the two steps README describes. Step 1 (this file as it is):
+// each T* parameter of a kernel or device function renamed cuguard::ptr<T> (`__restrict__` with
+// it CUGUARD_RESTRICT, `reinterpret_cast<const float4*>(x)` cuguard::ptr_cast<const float4>(x),
+// and the template arguments the launch of gather_rows_kernel deduced written out); nothing else.
+// Step 2 (built with -DNAMED_ARGUMENTS): the launches' arguments named,
+// cuguard::torch::ptr<T>(x, "x") for x.data_ptr<T>(). Each op takes a `planted` argument that
+// plants an off-by-one where it is not 0.
+#include <ATen/cuda/CUDAContext.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <cuguard/torch.hpp>
+#include <torch/extension.h>
+
+#ifdef NAMED_ARGUMENTS
+#  define ARGUMENT(T, tensor) cuguard::torch::ptr<T>(tensor, #tensor)
+#else
+#  define ARGUMENT(T, tensor) tensor.data_ptr<T>()
+#endif
+
+#define THREADS 256
+
+// Farthest point sampling of each batch's points (src, rows ptr[b] to ptr[b + 1]): raw
+// __shared__ arrays, __syncthreads, an output whose size is read back with cudaMemcpy.
+template <typename scalar_t>
+__global__ void fps_kernel(cuguard::ptr<const scalar_t> CUGUARD_RESTRICT src, cuguard::ptr<const int64_t> CUGUARD_RESTRICT ptr,
+                           cuguard::ptr<const int64_t> CUGUARD_RESTRICT out_ptr, cuguard::ptr<scalar_t> CUGUARD_RESTRICT dist,
+                           cuguard::ptr<int64_t> CUGUARD_RESTRICT out, int64_t dim, int64_t planted) {
+  const int64_t thread_idx = threadIdx.x;
+  const int64_t batch_idx = blockIdx.x;
+  const int64_t start_idx = ptr[batch_idx];
+  const int64_t end_idx = ptr[batch_idx + 1] + planted; // ptr-ops: fps end
+  __shared__ scalar_t best_dist[THREADS];
+  __shared__ int64_t best_dist_idx[THREADS];
+  if (thread_idx == 0) out[out_ptr[batch_idx]] = start_idx;
+  for (int64_t m = out_ptr[batch_idx] + 1; m < out_ptr[batch_idx + 1]; m++) {
+    __syncthreads();
+    const int64_t old = out[m - 1];
+    scalar_t best = (scalar_t)-1.;
+    int64_t best_idx = 0;
+    for (int64_t n = start_idx + thread_idx; n < end_idx; n += THREADS) {
+      scalar_t dd = 0;
+      for (int64_t d = 0; d < dim; d++) {
+        const scalar_t diff = src[dim * old + d] - src[dim * n + d]; // ptr-ops: fps read
+        dd += diff * diff;
+      }
+      dd = min(dist[n], dd);
+      dist[n] = dd;
+      if (dd > best) {
+        best = dd;
+        best_idx = n;
+      }
+    }
+    best_dist[thread_idx] = best;
+    best_dist_idx[thread_idx] = best_idx;
+    for (int64_t half = THREADS / 2; half > 0; half /= 2) {
+      __syncthreads();
+      // (the larger distance, the lower index between equals: the first maximum, as argmax)
+      if (thread_idx < half && (best_dist[thread_idx] < best_dist[thread_idx + half] ||
+                                (best_dist[thread_idx] == best_dist[thread_idx + half] &&
+                                 best_dist_idx[thread_idx + half] < best_dist_idx[thread_idx]))) {
+        best_dist[thread_idx] = best_dist[thread_idx + half];
+        best_dist_idx[thread_idx] = best_dist_idx[thread_idx + half];
+      }
+    }
+    __syncthreads();
+    if (thread_idx == 0) out[m] = best_dist_idx[0];
+  }
+}
+
+torch::Tensor fps(torch::Tensor src, torch::Tensor ptr, int64_t per_batch, int64_t planted) {
+  TORCH_CHECK(src.dim() == 2 && ptr.dim() == 1, "src (N, D) and ptr (B + 1)");
+  at::cuda::CUDAGuard device_guard(src.device());
+  cudaSetDevice(src.get_device()); // (a CPU tensor's -1 under emulation: the emulated device)
+  src = src.contiguous();
+  ptr = ptr.contiguous();
+  const auto batch_size = ptr.numel() - 1;
+  auto deg = ptr.narrow(0, 1, batch_size) - ptr.narrow(0, 0, batch_size);
+  auto out_ptr = torch::cat({torch::zeros(1, ptr.options()), deg.clamp_max(per_batch).cumsum(0)}, 0);
+  auto dist = torch::full(src.size(0), 1e38, src.options());
+  int64_t out_size = 0;
+  AT_CUDA_CHECK(cudaMemcpy(&out_size, out_ptr[-1].data_ptr<int64_t>(), sizeof(int64_t), cudaMemcpyDeviceToHost));
+  auto out = torch::empty(out_size, out_ptr.options());
+  auto stream = at::cuda::getCurrentCUDAStream();
+  AT_DISPATCH_FLOATING_TYPES(src.scalar_type(), "fps", [&] {
+    fps_kernel<scalar_t><<<batch_size, THREADS, 0, stream>>>(
+        ARGUMENT(scalar_t, src), ARGUMENT(int64_t, ptr), ARGUMENT(int64_t, out_ptr), ARGUMENT(scalar_t, dist),
+        ARGUMENT(int64_t, out), src.size(1), planted);
+  });
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
+  return out;
+}
+
+// One row of `src` per index, as detectron2's helpers read rows: a device function taking a
+// pointer, a kernel template whose arguments the launch deduces.
+template <typename T>
+__device__ __forceinline__ T row_value(cuguard::ptr<const T> CUGUARD_RESTRICT row, int64_t j) {
+  return row[j]; // ptr-ops: row read
+}
+
+template <typename scalar_t, typename index_t>
+__global__ void gather_rows_kernel(cuguard::ptr<const scalar_t> CUGUARD_RESTRICT src, cuguard::ptr<const index_t> CUGUARD_RESTRICT index,
+                                   cuguard::ptr<scalar_t> CUGUARD_RESTRICT out, int64_t rows, int64_t cols, int64_t planted) {
+  for (int64_t k = blockIdx.x * blockDim.x + threadIdx.x; k < rows * cols; k += blockDim.x * gridDim.x) {
+    const int64_t r = k / cols, j = k % cols;
+    out[k + planted] = row_value(src + index[r] * cols, j); // ptr-ops: gather write
+  }
+}
+
+torch::Tensor gather_rows(torch::Tensor src, torch::Tensor index, int64_t planted) {
+  TORCH_CHECK(src.dim() == 2 && index.dim() == 1, "src (N, D) and index (R)");
+  const c10::cuda::OptionalCUDAGuard guard(src.device());
+  auto out = torch::empty({index.size(0), src.size(1)}, src.options());
+  const int64_t n = out.numel();
+  const int blocks = static_cast<int>((n + THREADS - 1) / THREADS);
+  AT_DISPATCH_FLOATING_TYPES_AND_HALF(src.scalar_type(), "gather_rows", [&] {
+    gather_rows_kernel<scalar_t, int64_t><<<blocks, THREADS, 0, at::cuda::getCurrentCUDAStream()>>>(
+        ARGUMENT(scalar_t, src), ARGUMENT(int64_t, index), ARGUMENT(scalar_t, out), index.size(0), src.size(1), planted);
+  });
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
+  return out;
+}
+
+// y = 2 x, four floats at a time through float4 (the tail one by one), as vectorized kernels
+// read: the planted off-by-one reads one float4 more, across the end of x.
+__global__ void twice_kernel(cuguard::ptr<const float> CUGUARD_RESTRICT x, cuguard::ptr<float> CUGUARD_RESTRICT y, int64_t n, int64_t planted) {
+  const int64_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  const int64_t vectors = n / 4;
+  if (i < vectors + planted) {
+    const float4 v = cuguard::ptr_cast<const float4>(x)[i]; // ptr-ops: float4 read
+    cuguard::ptr_cast<float4>(y)[i] = make_float4(2 * v.x, 2 * v.y, 2 * v.z, 2 * v.w);
+  } else if (i == vectors + planted) {
+    for (int64_t k = 4 * vectors; k < n; ++k) y[k] = 2 * x[k];
+  }
+}
+
+torch::Tensor twice(torch::Tensor x, int64_t planted) {
+  TORCH_CHECK(x.scalar_type() == torch::kFloat && x.is_contiguous(), "x: contiguous float");
+  auto y = torch::empty_like(x);
+  const int64_t n = x.numel();
+  const int blocks = static_cast<int>((n / 4 + planted + 64) / 64); // a thread a float4, one for the tail
+  twice_kernel<<<blocks, 64, 0, at::cuda::getCurrentCUDAStream()>>>(ARGUMENT(float, x), ARGUMENT(float, y), n,
+                                                                    planted);
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
+  return y;
+}
