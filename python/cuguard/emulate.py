@@ -17,7 +17,9 @@ names the user's file, so reports and compiler errors point at it), in which
 * ``extern __shared__ T name[];`` becomes the block's dynamic shared memory
   (``T* const name = ::cuguard::dynamic_shared<T>();`` in a function; at namespace scope an
   object that converts to ``T*``);
-* ``#include "file"`` names the file beside the user's source by its absolute path.
+* ``#include "file"`` names the file beside the user's source by its absolute path;
+* ``__restrict__`` after a ``cuguard::ptr<T>`` (a ``T* __restrict__`` parameter renamed) is
+  dropped: the qualifier cannot apply to a class (nvcc builds spell it ``CUGUARD_RESTRICT``).
 
 Comments, string and character literals are left alone. Run as a script:
 ``python emulate.py [--torch] SOURCE.cu OUTPUT.cpp`` (what cuguard_emulate does in CMake).
@@ -358,6 +360,29 @@ def _shared_variables(text, masked):
     return edits
 
 
+_RESTRICT = re.compile(r"\b__restrict(?:__)?\b")
+
+
+def _restricted_pointers(masked):
+    """`__restrict__` after a `ptr<...>` (a T* renamed cuguard::ptr<T>, its qualifier kept): blanked,
+    as the qualifier cannot apply to the class a checked pointer is (CUGUARD_RESTRICT is the
+    spelling nvcc builds need)."""
+    edits = []
+    for m in _RESTRICT.finditer(masked):
+        close = len(masked[:m.start()].rstrip()) - 1
+        if close < 0 or masked[close] != ">":
+            continue
+        depth, k = 0, close
+        while k >= 0:
+            depth += {">": 1, "<": -1}.get(masked[k], 0)
+            if depth == 0:
+                break
+            k -= 1
+        if k > 0 and re.search(r"\bptr\s*$", masked[:k]):
+            edits.append((m.start(), m.end(), " " * (m.end() - m.start())))
+    return edits
+
+
 _INCLUDE = re.compile(r'^([ \t]*#[ \t]*include[ \t]*)"([^"\n]+)"', re.M)
 
 
@@ -376,7 +401,7 @@ def translate(text, path, torch=False):
     """The build's copy of the CUDA source `text` read from `path` (see the module's doc)."""
     masked = _mask(text)
     edits = sorted(_launches(text, masked, path, torch) + _extern_shared(text, masked) + _shared_variables(text, masked)
-                   + _includes(text, path))
+                   + _includes(text, path) + _restricted_pointers(masked))
     pieces, at = [], 0
     for begin, end, new in edits:
         if begin < at:

@@ -61,6 +61,13 @@ __global__ void axpy(const T* __restrict__ x, T* __restrict__ y, T a, Index n) {
   if (i < n) y[i] += a * x[i];
 }
 
+// A raw-pointer kernel renamed to cuguard::ptr, its __restrict__ kept (the translator drops it).
+template <typename T>
+__global__ void add_to(cuguard::ptr<const T> __restrict__ from, cuguard::ptr<T> __restrict__ to, int n) {
+  const int i = static_cast<int>(threadIdx.x);
+  if (i <= n) to[i] += from[i]; // (one past n: planted where n is the extent)
+}
+
 template <typename T>
 struct ops {
   static __global__ void negate(T* v, int n) {
@@ -163,4 +170,22 @@ TEST_CASE("a <<<>>> launch in a lambda reports this file's line and the function
   CHECK(std::string(c.report.launch.site.function) == "{anonymous}::scale_in_a_lambda");
   CHECK(c.what.find("tests/emulation/chevron.cu:" + std::to_string(launch_line) + " in {anonymous}::scale_in_a_lambda") !=
         std::string::npos);
+}
+
+TEST_CASE("a <<<>>> launch of renamed pointers names each argument by its parameter, __restrict__ kept") {
+  cuguard::device_buffer<float> a(4, "a"), b(4, "b");
+  float ones[4] = {1, 1, 1, 1};
+  a.copy_from_host(ones, 4);
+  b.copy_from_host(ones, 4);
+  add_to<float><<<1, 4>>>(a.data(), b.data(), 3);
+  cuguard::check();
+  b.copy_to_host(ones, 4);
+  CHECK(ones[3] == 2.0f);
+  add_to<float><<<1, 8>>>(a.data(), b.data(), 4);
+  const auto c = device_test_support::checked();
+  REQUIRE(c.thrown);
+  CHECK(c.report.op == cuguard::operation::pointer_access);
+  CHECK(std::string(c.report.label) == "from");
+  CHECK(c.report.index[0] == 4);
+  CHECK(c.report.extent[0] == 4);
 }

@@ -53,6 +53,14 @@ def test_a_launch_of_a_kernel_the_file_declares_names_its_parameters():
     assert body(clash).splitlines()[2] == f"void f() {{ {named('k')}, {SITE}, 1, 1)(x); }}"
 
 
+def test_restrict_after_a_checked_pointer_is_dropped_and_kept_elsewhere():
+    text = ("__global__ void k(cuguard::ptr<const vec<float, 4>> __restrict__ a, ptr<int> __restrict b,\n"
+            "                  const float* __restrict__ c, Other<int> __restrict__ d) {}\n")
+    out = body(text)
+    assert out.splitlines()[0] == "__global__ void k(cuguard::ptr<const vec<float, 4>>              a, ptr<int>            b,"
+    assert out.splitlines()[1] == "                  const float* __restrict__ c, Other<int> __restrict__ d) {}"
+
+
 def test_a_launch_across_lines_keeps_every_line():
     text = "void f() {\n  k<T>\n  <<<g,\n     b>>>(\n    a,\n    b);\n}\n"
     out = body(text)
