@@ -52,7 +52,6 @@ enum class operation : unsigned char {
   warp_sync,         ///< __syncwarp(mask) or a *_sync warp intrinsic (found by emulation)
   raw_access,        ///< a load or store through a raw pointer (emulation, cuguard.torch's sanitize)
   pointer_access,    ///< p[i], *p, p->m, an atomic or a load/store intrinsic through a cuguard::ptr
-  pointer_cast,      ///< cuguard::ptr_cast<U>(p)
 };
 
 /// Where a view's memory lives, as far as cuguard knows.

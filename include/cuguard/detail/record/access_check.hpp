@@ -77,6 +77,20 @@ CUGUARD_HOST_DEVICE constexpr bool wrong_space(memory_space space, bool on_devic
   return space == (on_device ? memory_space::host : memory_space::device); // one compare, no branch
 }
 
+/// A cuguard::ptr's failed access whose element address is not aligned for its type (the
+/// largest power of two that divides its size, at most 16): recorded as misaligned (a ptr_cast
+/// of a misaligned address has no element, so that every access through it fails).
+CUGUARD_HOST_DEVICE inline bool pointer_misaligned(violation& v, const pending& p) noexcept {
+  const std::uint64_t size = p.element_bytes;
+  const std::uint64_t align = (size & (~size + 1)) < 16 ? (size & (~size + 1)) : 16;
+  const std::uint64_t address = p.data + static_cast<std::uint64_t>(v.index[0]) * size;
+  if (align == 0 || address % align == 0) return false;
+  v.kind = violation_kind::misaligned;
+  v.address = static_cast<std::int64_t>(address);
+  v.bytes = static_cast<std::int64_t>(align);
+  return true;
+}
+
 /// Works out kind, dim and index origin of a failed element access from what was recorded: the
 /// memory space, then the first index out of its extent, then (vector access) contiguity and
 /// alignment; a failed access that passes all of these failed its lifetime check. The record
@@ -93,6 +107,7 @@ CUGUARD_HOST_DEVICE inline void classify_access(violation& v, pending& p) noexce
     v.kind = violation_kind::wrong_memory_space;
     return;
   }
+  if (v.op == operation::pointer_access && pointer_misaligned(v, p)) return;
   v.kind = violation_kind::out_of_bounds;
   for (int r = 0; r < rank; ++r) {
     // Compared without adding to the index, which may be as large as the int64 maximum.

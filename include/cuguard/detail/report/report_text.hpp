@@ -150,11 +150,10 @@ inline void append_misaligned(text& out, const violation& v) {
         << "-byte aligned (every element access through it would be misaligned)";
     return;
   }
-  if (v.op == operation::pointer_cast) { // `value`: the address, `value_end`: the offset, `limit`: the alignment
-    out << "misaligned ptr_cast of pointer ";
-    append_view(out, v);
-    out << " at offset " << v.value_end << ": address " << hex{static_cast<unsigned long long>(v.value)} << " is not "
-        << v.limit << "-byte aligned, as the type cast to needs";
+  if (v.op == operation::pointer_access) { // a ptr_cast of a misaligned address, or a T* not aligned for T
+    out << "misaligned access through pointer '" << v.label << "' " << v.type << " at offset " << v.index[0]
+        << ": address " << hex{static_cast<unsigned long long>(v.address)} << " is not " << v.bytes
+        << "-byte aligned, as its element type needs";
     return;
   }
   append_access(out, v, "misaligned ");

@@ -82,7 +82,6 @@ inline const char* operation_name(operation op) {
     case operation::warp_sync: return "warp-synchronous call";
     case operation::raw_access: return "raw access";
     case operation::pointer_access: return "pointer access";
-    case operation::pointer_cast: return "ptr_cast";
   }
   return "operation";
 }

@@ -119,15 +119,22 @@ CUGUARD_HOST_DEVICE pointer_bounds<T> bounds_of(T* p, const cuda::std::source_lo
 }
 
 /// The bounds of a pointer to U at the address of `b`: the U elements that lie whole in b's
-/// bytes (unknown bounds stay unknown), with b's label, token, memory space and launch number.
+/// bytes (unknown bounds stay as good as unknown: all the U up to the last address), with b's label, token, memory space and launch number;
+/// none where the address is not aligned for U (the first element keeps the address's
+/// misalignment, from which a failed access's record is classified as misaligned).
 template <class U, class T>
 CUGUARD_HOST_DEVICE pointer_bounds<U> recast(const pointer_bounds<T>& b) noexcept {
   const view_meta m = view_internals::meta(b.view);
   const auto first = reinterpret_cast<std::uintptr_t>(b.view.data());
   const std::uintptr_t address = first + static_cast<std::uintptr_t>(b.offset) * sizeof(T);
-  if (b.view.extent(0) == unknown_extent) return unknown_bounds<U>(address, m);
-  const std::uintptr_t end = first + static_cast<std::uintptr_t>(b.view.extent(0)) * sizeof(T);
-  return place_in<U>(address, first, end, m);
+  // The end, held at the last address where the bounds reach past it (unknown bounds: every U
+  // from their first element on).
+  const auto extent = static_cast<std::uintptr_t>(b.view.extent(0));
+  const std::uintptr_t room = (~std::uintptr_t{0} - first) / sizeof(T);
+  const std::uintptr_t end = extent < room ? first + extent * sizeof(T) : ~std::uintptr_t{0};
+  pointer_bounds<U> cast = place_in<U>(address, first, end, m);
+  if (address % alignof(U) != 0) cast.view = view_internals::assemble(cast.view.data(), std::int64_t{0}, m);
+  return cast;
 }
 
 /// Where a pointer conversion in a launch names the launch's site (see launch_conversion_site).
