@@ -77,8 +77,10 @@ class ptr : private detail::pointer_calls<T> {
   ptr() = default;
   CUGUARD_HOST_DEVICE ptr(std::nullptr_t) noexcept {}
 
-  /// From a T*: in host code, bounded by the tracked allocation that holds `p` (see the class).
-  CUGUARD_HOST_DEVICE ptr(T* p, location where = location::current()) : b_(detail::bounds_of(p, where)) {}
+  /// From a T* (or a U* that converts to one): in host code, bounded by the tracked allocation
+  /// that holds `p` (see the class). A template, so that `0` and `NULL` are null pointers only.
+  template <class U, std::enable_if_t<std::is_convertible<U*, T*>::value, int> = 0>
+  CUGUARD_HOST_DEVICE ptr(U* p, location where = location::current()) : b_(detail::bounds_of(static_cast<T*>(p), where)) {}
 
   /// ptr<const T> from ptr<T>.
   template <class U, std::enable_if_t<std::is_same<const U, T>::value && !std::is_const<U>::value, int> = 0>
@@ -134,6 +136,11 @@ class ptr : private detail::pointer_calls<T> {
   CUGUARD_HOST_DEVICE friend std::ptrdiff_t operator-(const ptr& a, const ptr& b) noexcept {
     return static_cast<std::ptrdiff_t>(a.address() - b.address()) / static_cast<std::ptrdiff_t>(sizeof(T));
   }
+  // With a null pointer (nullptr, 0, NULL), as a T* compares.
+  CUGUARD_HOST_DEVICE friend bool operator==(const ptr& a, std::nullptr_t) noexcept { return a.address() == 0; }
+  CUGUARD_HOST_DEVICE friend bool operator==(std::nullptr_t, const ptr& a) noexcept { return a.address() == 0; }
+  CUGUARD_HOST_DEVICE friend bool operator!=(const ptr& a, std::nullptr_t) noexcept { return a.address() != 0; }
+  CUGUARD_HOST_DEVICE friend bool operator!=(std::nullptr_t, const ptr& a) noexcept { return a.address() != 0; }
   // Comparisons by address, as of two T* (a ptr<T> and a ptr<const T> meet as ptr<const T>).
   CUGUARD_HOST_DEVICE friend bool operator==(const ptr& a, const ptr& b) noexcept { return a.address() == b.address(); }
   CUGUARD_HOST_DEVICE friend bool operator!=(const ptr& a, const ptr& b) noexcept { return a.address() != b.address(); }

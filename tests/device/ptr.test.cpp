@@ -40,7 +40,11 @@ __global__ void operations(cuguard::ptr<float> out, cuguard::ptr<const float> in
   out[4] = static_cast<float>(end - out);                        // 16
   out[5] = (end - 1 == out + 15 && p != out && out < end && end >= p && !(end <= p)) ? 1.0f : 0.0f;
   cuguard::ptr<float> none = nullptr;
-  out[6] = (!none && none == nullptr && out != nullptr && (out ? true : false)) ? 1.0f : 0.0f;
+  cuguard::ptr<float> zero = 0;
+  out[6] = (!none && none == nullptr && out != nullptr && (out ? true : false) && zero == 0 && out != NULL &&
+            nullptr == zero)
+               ? 1.0f
+               : 0.0f;
   cuguard::ptr<const float> read_only = out;
   out[7] = read_only[4] + in[1];                                 // 16 + in[1]
   atomicAdd(out + 8, 5.0f);
