@@ -51,9 +51,11 @@ struct ptr_access;
 /// only its accesses are checked.
 ///
 /// Its bounds come from where it was made: from a T* in host code (a kernel argument
-/// `x.data_ptr<float>()` or `buffer.data()`), the tracked allocation that holds the address (a
-/// device_buffer, cuguard::track, emulation's cudaMalloc; a pointer into memory cuguard does not
-/// know is said once on stderr and not checked); from a view, its elements (make_ptr); from
+/// `x.data_ptr<float>()` or `buffer.data()`), the allocation that holds the address (a
+/// device_buffer, cuguard::track, emulation's cudaMalloc; in a cuguard::torch extension the
+/// tensor's storage under emulation, the caching allocator's block on a GPU; a pointer into
+/// memory cuguard does not know is said once on stderr and not checked); from a view, its
+/// elements (make_ptr); from
 /// cuguard::torch::ptr<T>(tensor, "name"), the tensor's. A bad access is reported as a view's:
 /// the line of `p[i]` (of `*p` and `p->m` no line: write `p[0]` where the line matters), the
 /// offset from the first element of the bounds, the extent, the label, the thread and the launch.
