@@ -91,9 +91,8 @@ class ptr : private detail::pointer_calls<T> {
   /// The element i places on, checked; a failed check reports this line.
   CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE T& operator[](detail::first_index i) const { return at(i.value, i.where); }
   CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE T& operator[](detail::first_checked_index i) const {
-    const std::int64_t step = i.value;
-    i.value = wrapping_add(b_.offset, step);
-    return element(i, step);
+    i.value = wrapping_add(b_.offset, i.value);
+    return element(i);
   }
   /// The element it points to, checked (a report names no line: the language gives *p none).
   CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE T& operator*() const { return at(0, location{}); }
@@ -167,19 +166,18 @@ class ptr : private detail::pointer_calls<T> {
 
   // The element at offset + i, checked as a view's element: one predicate, one unlikely branch.
   CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE T& at(std::int64_t i, const location& where) const {
-    return element(detail::first_index(wrapping_add(b_.offset, i), where), i);
+    return element(detail::first_index(wrapping_add(b_.offset, i), where));
   }
-  // `i`: the index from the first element of the bounds; `step`: from the pointer. The element's
-  // address is the pointer plus `step` (not the first element plus `i`): the pointer is the same
-  // for every access of a loop, and raw-pointer code computes the address so.
+  // `i`: the index from the first element of the bounds (the address is formed only once it
+  // passed, inside them).
   template <class First>
-  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE T& element(const First& i, std::int64_t step) const {
+  CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE T& element(const First& i) const {
     const std::int64_t idx[1] = {i.value};
     const std::int64_t extent[1] = {b_.view.extent(0)};
     if (CUGUARD_IMPL_UNLIKELY(detail::access_fails(b_.view.space_ok(), detail::alive(b_.view.token()), idx, extent)))
       return detail::fail_access(b_.view, operation::pointer_access, 0, i);
     detail::assume_inside(idx, extent);
-    return (b_.view.data() + b_.offset)[step];
+    return b_.view.data()[idx[0]];
   }
 
   detail::pointer_bounds<T> b_;

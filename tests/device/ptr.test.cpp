@@ -95,6 +95,12 @@ __global__ void gather(gather_params p) {
 }
 constexpr unsigned gather_line = __LINE__ - 2;
 
+/// out[rows[i]] = 1: an index read from a view, through a pointer.
+__global__ void write_rows(cuguard::ptr<float> out, cuguard::checked_view<const int, 1> rows) {
+  const auto i = static_cast<int>(threadIdx.x);
+  if (i < rows.extent(0)) out[cuguard::index_from(rows, i)] = 1.0f;
+}
+
 } // namespace ptr_tests
 
 TEST_CASE("a kernel whose T* parameters are cuguard::ptr computes what it computed") {
@@ -277,3 +283,15 @@ CUGUARD_CHECKED_TEST("a pointer into memory cuguard does not know is unchecked, 
   CHECK(untracked[2] == 5.0f);
 }
 #endif
+
+CUGUARD_CHECKED_TEST("a checked_index through a pointer says where the index came from") {
+  cuguard::device_buffer<float> out(8, "out");
+  cuguard::device_buffer<int> rows(3, "rows");
+  rows.copy_from_host(std::vector<int>{2, 9, 4});
+  cuguard::launch(ptr_tests::write_rows, 1, 4, out.data(), rows.view());
+  const auto c = checked();
+  REQUIRE(c.thrown);
+  CHECK(c.report.index[0] == 9);
+  CHECK(c.report.extent[0] == 8);
+  CHECK(c.what.find("\n  index 9 came from 'rows'[1]") != std::string::npos);
+}
