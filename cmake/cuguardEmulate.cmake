@@ -62,7 +62,7 @@ function(cuguard_emulate target)
       set(generated "${out}/${name}.${hash}.cpp")
       add_custom_command(OUTPUT "${generated}"
         COMMAND "${Python3_EXECUTABLE}" "${script}" "${abs}" "${generated}"
-        DEPENDS "${abs}" "${script}"
+        DEPENDS "${abs}" "${script}" DEPFILE "${generated}.d"
         COMMENT "cuguard_emulate: ${name} for the host compiler" VERBATIM)
       list(APPEND replaced "${generated}")
     else()
@@ -94,7 +94,10 @@ function(cuguard_emulate target)
                                              "$<$<COMPILE_LANGUAGE:CXX>:${hooks}>")
     # NVTX finds cuguard, the tool of its memory extension, among the process's symbols
     # (detail/runtime/nvtx_injection.hpp).
-    target_compile_definitions(${target} PRIVATE CUGUARD_IMPL_ACCESS_HOOKS=1 NVTX_SUPPORT_ALREADY_INJECTED_LIBRARY=1)
+    # A report makes the exit status 1, as compute-sanitizer's --error-exitcode 1 (detail/runtime/
+    # error_exit.hpp; CUGUARD_EMULATION_ERROR_EXITCODE=0 at run time keeps the program's own).
+    target_compile_definitions(${target} PRIVATE CUGUARD_IMPL_ACCESS_HOOKS=1 NVTX_SUPPORT_ALREADY_INJECTED_LIBRARY=1
+                                                 CUGUARD_IMPL_ERROR_EXITCODE=1)
     # A sanitized build is a debugging build: checks on, where the target does not say otherwise
     # (the scheduler's and initcheck's findings are records of the checked build's channel).
     get_target_property(checks ${target} CUGUARD_CHECKS)

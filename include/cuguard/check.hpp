@@ -11,6 +11,9 @@
 #endif
 
 #include <cuguard/violation_error.hpp>
+#if CUGUARD_IMPL_EMULATION
+#  include <cuguard/detail/runtime/error_exit.hpp>
+#endif
 
 #include <cstdint>
 #include <cstdio>
@@ -116,6 +119,9 @@ inline void print_unread_report(const char* when) {
     check_device(nullptr);
   } catch (const violation_error& e) {
     std::fprintf(stderr, "%s\n  (%s)\n", e.what(), when);
+#if CUGUARD_IMPL_EMULATION
+    emulated_runtime::count_error();
+#endif
     host_lock lock(runtime().mutex);
     runtime().keep_printed(std::current_exception());
   } catch (const cuda_error&) {

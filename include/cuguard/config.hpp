@@ -183,6 +183,13 @@
 #if !defined(CUGUARD_IMPL_SANITIZE_STORAGES)
 #  define CUGUARD_IMPL_SANITIZE_STORAGES 0
 #endif
+// The exit status of an emulated program that printed a report, where
+// CUGUARD_EMULATION_ERROR_EXITCODE does not say (detail/runtime/error_exit.hpp): 0 keeps the
+// program's own; cuguard_emulate(... SANITIZE) defines it as 1, as compute-sanitizer's
+// --error-exitcode 1.
+#if !defined(CUGUARD_IMPL_ERROR_EXITCODE)
+#  define CUGUARD_IMPL_ERROR_EXITCODE 0
+#endif
 #if defined(__SANITIZE_ADDRESS__) && !CUGUARD_IMPL_SANITIZE_STORAGES
 #  define CUGUARD_IMPL_ASAN_RUNTIME 1
 #else

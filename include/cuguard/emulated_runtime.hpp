@@ -35,6 +35,7 @@
 
 #include <cuguard/emulation.hpp> // before the toolkit's headers
 #include <cuguard/detail/runtime/backend.hpp>
+#include <cuguard/detail/runtime/device_assert.hpp> // IWYU pragma: export (assert() in kernels)
 #include <cuguard/detail/runtime/emulated_calls.hpp>
 // A sanitized build's raw accesses to shared memory reach the race detector
 // (cuguard_emulate(... SANITIZE)); elsewhere a `__shared__` variable is not listed.
@@ -62,7 +63,7 @@ extern "C" {
 // Errors.
 inline cudaError_t cudaGetLastError(void) {
   const cudaError_t e = CUGUARD_IMPL_ER::last_error();
-  CUGUARD_IMPL_ER::last_error() = CUGUARD_IMPL_ER::lost() ? cudaErrorLaunchFailure : cudaSuccess;
+  CUGUARD_IMPL_ER::last_error() = CUGUARD_IMPL_ER::lost() ? CUGUARD_IMPL_ER::lost_error() : cudaSuccess;
   return e;
 }
 inline cudaError_t cudaPeekAtLastError(void) { return CUGUARD_IMPL_ER::last_error(); }
@@ -124,7 +125,7 @@ inline cudaError_t cudaMemGetInfo(size_t* free, size_t* total) {
 inline cudaError_t cudaStreamCreateWithPriority(cudaStream_t* pStream, unsigned int flags, int priority) {
   if (pStream == nullptr || (flags != cudaStreamDefault && flags != cudaStreamNonBlocking))
     CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::result(cudaErrorInvalidValue));
-  if (CUGUARD_IMPL_ER::lost()) CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::result(cudaErrorLaunchFailure));
+  if (CUGUARD_IMPL_ER::lost()) CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::result(CUGUARD_IMPL_ER::lost_error()));
   *pStream = new CUstream_st{flags, priority};
   CUGUARD_IMPL_ER::remember(*pStream);
   CUGUARD_IMPL_RETURN(cudaSuccess);
@@ -137,7 +138,7 @@ inline cudaError_t cudaStreamDestroy(cudaStream_t stream) { CUGUARD_IMPL_RETURN(
 inline cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
   if (!CUGUARD_IMPL_ER::valid_stream(stream)) CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::result(cudaErrorInvalidResourceHandle));
   CUGUARD_IMPL_ER::synchronizing("cudaStreamSynchronize");
-  CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::lost() ? CUGUARD_IMPL_ER::result(cudaErrorLaunchFailure) : cudaSuccess);
+  CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::lost() ? CUGUARD_IMPL_ER::result(CUGUARD_IMPL_ER::lost_error()) : cudaSuccess);
 }
 inline cudaError_t cudaStreamQuery(cudaStream_t stream) { return cudaStreamSynchronize(stream); } // reported by the call it forwards to
 inline cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int) {
@@ -151,7 +152,7 @@ inline cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int fla
   constexpr unsigned known = static_cast<unsigned>(cudaEventBlockingSync | cudaEventDisableTiming | cudaEventInterprocess);
   if (event == nullptr || (flags & ~known) != 0)
     CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::result(cudaErrorInvalidValue));
-  if (CUGUARD_IMPL_ER::lost()) CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::result(cudaErrorLaunchFailure));
+  if (CUGUARD_IMPL_ER::lost()) CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::result(CUGUARD_IMPL_ER::lost_error()));
   *event = new CUevent_st{flags, false, {}};
   CUGUARD_IMPL_ER::remember(*event);
   CUGUARD_IMPL_RETURN(cudaSuccess);
@@ -161,7 +162,7 @@ inline cudaError_t cudaEventDestroy(cudaEvent_t event) { CUGUARD_IMPL_RETURN(CUG
 inline cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
   if (!CUGUARD_IMPL_ER::is_live(event) || !CUGUARD_IMPL_ER::valid_stream(stream))
     CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::result(cudaErrorInvalidResourceHandle));
-  if (CUGUARD_IMPL_ER::lost()) CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::result(cudaErrorLaunchFailure));
+  if (CUGUARD_IMPL_ER::lost()) CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::result(CUGUARD_IMPL_ER::lost_error()));
   event->recorded = true;
   event->when = std::chrono::steady_clock::now();
   CUGUARD_IMPL_RETURN(cudaSuccess);
@@ -169,7 +170,7 @@ inline cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
 inline cudaError_t cudaEventSynchronize(cudaEvent_t event) {
   if (!CUGUARD_IMPL_ER::is_live(event)) CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::result(cudaErrorInvalidResourceHandle));
   CUGUARD_IMPL_ER::synchronizing("cudaEventSynchronize");
-  CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::lost() ? CUGUARD_IMPL_ER::result(cudaErrorLaunchFailure) : cudaSuccess);
+  CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::lost() ? CUGUARD_IMPL_ER::result(CUGUARD_IMPL_ER::lost_error()) : cudaSuccess);
 }
 inline cudaError_t cudaEventQuery(cudaEvent_t event) { return cudaEventSynchronize(event); } // reported by the call it forwards to
 inline cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
@@ -186,7 +187,7 @@ inline cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_
 // The device.
 inline cudaError_t cudaDeviceSynchronize(void) {
   CUGUARD_IMPL_ER::synchronizing("cudaDeviceSynchronize");
-  CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::lost() ? CUGUARD_IMPL_ER::result(cudaErrorLaunchFailure) : cudaSuccess);
+  CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::lost() ? CUGUARD_IMPL_ER::result(CUGUARD_IMPL_ER::lost_error()) : cudaSuccess);
 }
 inline cudaError_t cudaGetDeviceCount(int* count) {
   if (count == nullptr) CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::result(cudaErrorInvalidValue));
@@ -209,33 +210,14 @@ inline cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp* prop, int devi
   CUGUARD_IMPL_ER::describe_device(*prop);
   CUGUARD_IMPL_RETURN(cudaSuccess);
 }
-/// The attributes of cudaGetDeviceProperties' fields; any other is cudaErrorNotSupported.
+/// Every attribute CUDA defines, for the emulated H100 (detail/runtime/emulated_device.hpp).
 inline cudaError_t cudaDeviceGetAttribute(int* value, enum cudaDeviceAttr attr, int device) {
   if (value == nullptr) CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::result(cudaErrorInvalidValue));
   if (device != 0) CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::result(cudaErrorInvalidDevice));
   cudaDeviceProp p;
   CUGUARD_IMPL_ER::describe_device(p);
-  switch (attr) {
-  case cudaDevAttrMaxThreadsPerBlock: *value = p.maxThreadsPerBlock; break;
-  case cudaDevAttrMaxBlockDimX: *value = p.maxThreadsDim[0]; break;
-  case cudaDevAttrMaxBlockDimY: *value = p.maxThreadsDim[1]; break;
-  case cudaDevAttrMaxBlockDimZ: *value = p.maxThreadsDim[2]; break;
-  case cudaDevAttrMaxGridDimX: *value = p.maxGridSize[0]; break;
-  case cudaDevAttrMaxGridDimY: *value = p.maxGridSize[1]; break;
-  case cudaDevAttrMaxGridDimZ: *value = p.maxGridSize[2]; break;
-  case cudaDevAttrMaxSharedMemoryPerBlock: *value = static_cast<int>(p.sharedMemPerBlock); break;
-  case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = static_cast<int>(p.sharedMemPerBlockOptin); break;
-  case cudaDevAttrWarpSize: *value = p.warpSize; break;
-  case cudaDevAttrMultiProcessorCount: *value = p.multiProcessorCount; break;
-  case cudaDevAttrMaxThreadsPerMultiProcessor: *value = p.maxThreadsPerMultiProcessor; break;
-  case cudaDevAttrComputeCapabilityMajor: *value = p.major; break;
-  case cudaDevAttrComputeCapabilityMinor: *value = p.minor; break;
-  case cudaDevAttrUnifiedAddressing: *value = p.unifiedAddressing; break;
-  case cudaDevAttrManagedMemory: *value = p.managedMemory; break;
-  case cudaDevAttrConcurrentManagedAccess: *value = p.concurrentManagedAccess; break;
-  default: CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::result(cudaErrorNotSupported));
-  }
-  CUGUARD_IMPL_RETURN(cudaSuccess);
+  const cudaError_t e = CUGUARD_IMPL_ER::device_attribute(p, attr, *value);
+  CUGUARD_IMPL_RETURN(e == cudaSuccess ? e : CUGUARD_IMPL_ER::result(e));
 }
 /// Ends the (emulated) context lost to a trapped kernel, as a reset ends a GPU's; memory and
 /// handles stay as they are.
@@ -246,11 +228,15 @@ inline cudaError_t cudaDeviceReset(void) {
     (void)CUGUARD_IMPL_ER::list_leaks(when.c_str());
   }
   ::cuguard::detail::backend::trapped_context.store(false, std::memory_order_release);
+  ::cuguard::detail::backend::assert_trapped.store(false, std::memory_order_release);
   CUGUARD_IMPL_ER::last_error() = cudaSuccess;
   CUGUARD_IMPL_RETURN(cudaSuccess);
 }
 
 } // extern "C"
+
+#include <cuguard/detail/runtime/emulated_device_calls.hpp> // IWYU pragma: export
+#include <cuguard/detail/runtime/emulated_memory_calls.hpp> // IWYU pragma: export
 
 #undef CUGUARD_IMPL_RETURN
 #undef CUGUARD_IMPL_ER

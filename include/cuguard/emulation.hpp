@@ -44,8 +44,10 @@
 
 // The toolkit's host headers come before the built-in variables (detail/emulation/fiber.hpp): they use
 // names such as gridDim for parameters, which -Wshadow would otherwise flag.
+#include <cuguard/detail/emulation/runtime_templates.hpp> // (before <cuda_runtime.h>, whose templates call them)
 #include <cuda_runtime.h>
 
+#include <cuguard/detail/emulation/integer_intrinsics.hpp> // IWYU pragma: export
 #include <cuguard/detail/emulation/intrinsics.hpp>
 #include <cuguard/detail/emulation/run_grid.hpp>
 
@@ -148,13 +150,6 @@ inline T __shfl_up_sync(unsigned mask, T value, unsigned delta, int width = 32, 
 template <class T>
 inline T __ldg(const T* p) { return *p; }
 
-#define CUGUARD_IMPL_EMU_ATOMIC(NAME, EXPR)                                                       \
-  template <class T, class U>                                                                     \
-  inline T NAME(T* address, U value) {                                                            \
-    const T v = static_cast<T>(value);                                                            \
-    return ::cuguard::detail::engine::atomic_update(address, [v](T old) { return EXPR; },       \
-                                                    __builtin_return_address(0));                 \
-  }
 /// CUDA's atomicAdd exists for these element types only (int, unsigned int, unsigned long long,
 /// float, double, __half, __nv_bfloat16): emulation rejects the others as nvcc does.
 template <class T>
@@ -162,29 +157,54 @@ inline constexpr bool cuda_atomic_add_type_v =
     std::is_same<T, int>::value || std::is_same<T, unsigned int>::value ||
     std::is_same<T, unsigned long long>::value || std::is_same<T, float>::value || std::is_same<T, double>::value ||
     (!std::is_integral<T>::value && sizeof(T) == 2);
-template <class T, class U>
-inline T atomicAdd(T* address, U value) {
-  static_assert(cuda_atomic_add_type_v<T>, "atomicAdd: CUDA has no atomicAdd for this type (64-bit signed integers: "
-                                           "add through unsigned long long)");
-  const T v = static_cast<T>(value);
-  return ::cuguard::detail::engine::atomic_update(address, [v](T old) { return static_cast<T>(old + v); },
-                                                  __builtin_return_address(0));
-}
-CUGUARD_IMPL_EMU_ATOMIC(atomicSub, static_cast<T>(old - v))
-CUGUARD_IMPL_EMU_ATOMIC(atomicExch, ((void)old, v))
-CUGUARD_IMPL_EMU_ATOMIC(atomicMax, old < v ? v : old)
-CUGUARD_IMPL_EMU_ATOMIC(atomicMin, v < old ? v : old)
-CUGUARD_IMPL_EMU_ATOMIC(atomicAnd, static_cast<T>(old & v))
-CUGUARD_IMPL_EMU_ATOMIC(atomicOr, static_cast<T>(old | v))
-CUGUARD_IMPL_EMU_ATOMIC(atomicXor, static_cast<T>(old ^ v))
+#define CUGUARD_IMPL_EMU_ADD_CHECK                                                                \
+  static_assert(cuda_atomic_add_type_v<T>, "atomicAdd: CUDA has no atomicAdd for this type (64-bit signed " \
+                                           "integers: add through unsigned long long)")
+#define CUGUARD_IMPL_EMU_NO_CHECK static_assert(true)
+// Each atomic, and its _block and _system forms (one memory and one block of threads at a time
+// here: every scope is the same).
+#define CUGUARD_IMPL_EMU_ATOMIC_ONE(NAME, EXPR, CHECK)                                            \
+  template <class T, class U>                                                                     \
+  inline T NAME(T* address, U value) {                                                            \
+    CHECK;                                                                                        \
+    const T v = static_cast<T>(value);                                                            \
+    return ::cuguard::detail::engine::atomic_update(address, [v](T old) { return EXPR; },       \
+                                                    __builtin_return_address(0));                 \
+  }
+#define CUGUARD_IMPL_EMU_ATOMIC(NAME, EXPR, CHECK)                                                \
+  CUGUARD_IMPL_EMU_ATOMIC_ONE(NAME, EXPR, CHECK)                                                  \
+  CUGUARD_IMPL_EMU_ATOMIC_ONE(NAME##_block, EXPR, CHECK)                                          \
+  CUGUARD_IMPL_EMU_ATOMIC_ONE(NAME##_system, EXPR, CHECK)
+CUGUARD_IMPL_EMU_ATOMIC(atomicAdd, static_cast<T>(old + v), CUGUARD_IMPL_EMU_ADD_CHECK)
+CUGUARD_IMPL_EMU_ATOMIC(atomicSub, static_cast<T>(old - v), CUGUARD_IMPL_EMU_NO_CHECK)
+CUGUARD_IMPL_EMU_ATOMIC(atomicExch, ((void)old, v), CUGUARD_IMPL_EMU_NO_CHECK)
+CUGUARD_IMPL_EMU_ATOMIC(atomicMax, old < v ? v : old, CUGUARD_IMPL_EMU_NO_CHECK)
+CUGUARD_IMPL_EMU_ATOMIC(atomicMin, v < old ? v : old, CUGUARD_IMPL_EMU_NO_CHECK)
+CUGUARD_IMPL_EMU_ATOMIC(atomicAnd, static_cast<T>(old & v), CUGUARD_IMPL_EMU_NO_CHECK)
+CUGUARD_IMPL_EMU_ATOMIC(atomicOr, static_cast<T>(old | v), CUGUARD_IMPL_EMU_NO_CHECK)
+CUGUARD_IMPL_EMU_ATOMIC(atomicXor, static_cast<T>(old ^ v), CUGUARD_IMPL_EMU_NO_CHECK)
+// atomicInc / atomicDec: unsigned int, wrapping at `value` as CUDA's.
+CUGUARD_IMPL_EMU_ATOMIC(atomicInc, old >= v ? T(0) : static_cast<T>(old + 1),
+                        static_assert(std::is_same<T, unsigned int>::value, "atomicInc takes unsigned int"))
+CUGUARD_IMPL_EMU_ATOMIC(atomicDec, (old == 0 || old > v) ? v : static_cast<T>(old - 1),
+                        static_assert(std::is_same<T, unsigned int>::value, "atomicDec takes unsigned int"))
 #undef CUGUARD_IMPL_EMU_ATOMIC
-template <class T, class U, class V>
-inline T atomicCAS(T* address, U compare, V value) {
-  const ::cuguard::detail::engine::atomic_noted noted{address, __builtin_return_address(0)};
-  T expected = static_cast<T>(compare);
-  __atomic_compare_exchange_n(address, &expected, static_cast<T>(value), false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-  return expected;
-}
+#undef CUGUARD_IMPL_EMU_ATOMIC_ONE
+#undef CUGUARD_IMPL_EMU_NO_CHECK
+#undef CUGUARD_IMPL_EMU_ADD_CHECK
+#define CUGUARD_IMPL_EMU_CAS(NAME)                                                                \
+  template <class T, class U, class V>                                                            \
+  inline T NAME(T* address, U compare, V value) {                                                 \
+    const ::cuguard::detail::engine::atomic_noted noted{address, __builtin_return_address(0)};   \
+    T expected = static_cast<T>(compare);                                                         \
+    __atomic_compare_exchange_n(address, &expected, static_cast<T>(value), false, __ATOMIC_SEQ_CST, \
+                                __ATOMIC_SEQ_CST);                                                \
+    return expected;                                                                              \
+  }
+CUGUARD_IMPL_EMU_CAS(atomicCAS)
+CUGUARD_IMPL_EMU_CAS(atomicCAS_block)
+CUGUARD_IMPL_EMU_CAS(atomicCAS_system)
+#undef CUGUARD_IMPL_EMU_CAS
 
 // Device math that CUDA code calls unqualified: CUDA's own max and min overloads (not std::max,
 // whose one template parameter rejects max(int, unsigned) where CUDA takes it).

@@ -1,8 +1,13 @@
-# Runs COMMAND (a ;-list) and checks its exit status (EXPECT_FAIL) and output (EXPECT_OUTPUT, a
+# Runs COMMAND (a ;-list) and checks its exit status (EXPECT_EXIT: that status; EXPECT_FAIL: not 0;
+# neither: 0) and output (EXPECT_OUTPUT, a
 # regular expression that stdout + stderr must match; EXPECT_ABSENT, one they must not match).
 execute_process(COMMAND ${COMMAND} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 set(all "${out}${err}")
-if(EXPECT_FAIL AND rc EQUAL 0)
+if(DEFINED EXPECT_EXIT)
+  if(NOT rc EQUAL EXPECT_EXIT)
+    message(FATAL_ERROR "expected exit status ${EXPECT_EXIT}, got '${rc}'; output:\n${all}")
+  endif()
+elseif(EXPECT_FAIL AND rc EQUAL 0)
   message(FATAL_ERROR "expected a failure, got exit status 0; output:\n${all}")
 elseif(NOT EXPECT_FAIL AND NOT rc EQUAL 0)
   message(FATAL_ERROR "expected success, got '${rc}'; output:\n${all}")

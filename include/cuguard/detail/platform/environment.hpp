@@ -22,6 +22,11 @@
 //                                  allocation nothing used is printed as it is freed or at exit;
 //                                  0: not (default as LEAKCHECK's; only where raw accesses are
 //                                  seen: cuguard_emulate(... SANITIZE))
+//   CUGUARD_EMULATION_ERROR_EXITCODE=N  the exit status (0 to 255) of an emulated program that
+//                                  printed a report (an error of the list above, a violation, a
+//                                  race, a sanitizer's report), as compute-sanitizer's
+//                                  --error-exitcode; 0: the program's own (default: 1 in a
+//                                  cuguard_emulate(... SANITIZE) build, else 0; read at exit)
 //   CUGUARD_NVTX_POOLS=1           PyTorch's CUDA caching allocator's segments are NVTX memory
 //                                  pools and its blocks regions of them, for compute-sanitizer
 //                                  (cuguard::torch on a CUDA build of Torch 2.2 or later; read at
@@ -40,7 +45,7 @@ namespace platform {
 
 /// The environment variables of the table above.
 enum class setting { launch_blocking, emulation_threads, emulation_schedule, emulation_stack_kb, emulation_leakcheck,
-                     emulation_api_errors, emulation_initcheck, nvtx_pools };
+                     emulation_api_errors, emulation_initcheck, emulation_error_exitcode, nvtx_pools };
 
 /// The name of the environment variable of `s` (for messages about its value too).
 constexpr const char* name_of(setting s) noexcept {
@@ -52,6 +57,7 @@ constexpr const char* name_of(setting s) noexcept {
     case setting::emulation_leakcheck: return "CUGUARD_EMULATION_LEAKCHECK";
     case setting::emulation_api_errors: return "CUGUARD_EMULATION_API_ERRORS";
     case setting::emulation_initcheck: return "CUGUARD_EMULATION_INITCHECK";
+    case setting::emulation_error_exitcode: return "CUGUARD_EMULATION_ERROR_EXITCODE";
     case setting::nvtx_pools: return "CUGUARD_NVTX_POOLS";
   }
   return "";

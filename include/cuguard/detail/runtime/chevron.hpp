@@ -65,6 +65,11 @@ struct plain_launch {
   }
 };
 
+/// The identity of a launch whose kernel the arguments pick: a function of the arguments' types
+/// that no thread runs (they run the launch's `Call`).
+template <class Call, class... Params>
+void deduced_kernel(Params...) {}
+
 /// `kernel<<<config>>>` waiting for its arguments: `(args...)` launches it through `Launch`, its
 /// threads running `call` (the kernel named at compile time, or the kernel pointer itself).
 template <class Launch, class Call, class... Params>
@@ -75,14 +80,17 @@ struct chevron_launch {
 
   template <class... Args>
   void operator()(Args&&... args) const {
-    Launch::run(config, kernel, call, std::forward<Args>(args)...);
+    if constexpr (sizeof...(Args) < sizeof...(Params)) {
+      // Default arguments: the threads call the kernel by name (`call`), which supplies them; the
+      // launch's parameters are the arguments given, and reports name the kernel of `kernel`.
+      launch_config named = config;
+      if (named.name == nullptr) named.name = keep_label(backend::kernel_name(reinterpret_cast<const void*>(kernel)).c_str());
+      Launch::run(named, &deduced_kernel<Call, std::decay_t<Args>...>, call, std::forward<Args>(args)...);
+    } else {
+      Launch::run(config, kernel, call, std::forward<Args>(args)...);
+    }
   }
 };
-
-/// The identity of a launch whose kernel the arguments pick: a function of the arguments' types
-/// that no thread runs (they run the launch's `Call`).
-template <class Call, class... Params>
-void deduced_kernel(Params...) {}
 
 /// `kernel<<<config>>>` for a kernel template whose template arguments the launch's arguments
 /// deduce, as nvcc deduces them: each thread calls `call(args...)`, which deduces them and

@@ -8,6 +8,8 @@
 #include <cuguard/emulation.hpp> // before the toolkit's headers
 #include <cuguard/check.hpp>
 #include <cuguard/detail/runtime/backend.hpp>
+#include <cuguard/detail/runtime/emulated_device.hpp>
+#include <cuguard/detail/runtime/error_exit.hpp>
 #include <cuguard/detail/runtime/leak_check.hpp>
 #if defined(CUGUARD_IMPL_ACCESS_HOOKS) && CUGUARD_IMPL_ACCESS_HOOKS
 #  include <cuguard/detail/runtime/init_check.hpp>
@@ -33,7 +35,6 @@
 #include <cstring>
 #include <mutex>
 #include <set>
-#include <thread>
 
 /// An emulated stream: streams run nothing asynchronously under emulation, so a stream is its
 /// flags and priority.
@@ -94,6 +95,9 @@ cudaError_t destroy(Handle* handle) {
 
 /// A kernel trapped: as on a GPU, the context is lost and every later call fails.
 inline bool lost() { return backend::context_lost(); }
+/// What the calls return then: cudaErrorAssert after a failed device assert(), else
+/// cudaErrorLaunchFailure.
+inline cudaError_t lost_error() { return backend::lost_context_error(); }
 
 /// Where a tracked allocation was made or released: the call, and the nearest function on the
 /// stack that is neither the runtime API nor cuguard's and has a name in the dynamic symbol table
@@ -124,9 +128,11 @@ inline bool api_errors_on() {
 /// and API errors are reported (compute-sanitizer's "Program hit cudaErrorInvalidValue on CUDA API
 /// call to cudaMemcpy").
 inline cudaError_t returned(const char* call, cudaError_t e) {
-  if (e != cudaSuccess && api_errors_on())
+  if (e != cudaSuccess && api_errors_on()) {
     std::fprintf(stderr, "cuguard: %s in %s returned %s (%s)\n", call, call_site(call).function_name(),
                  backend::error_name(e), backend::error_string(e));
+    count_error();
+  }
   return e;
 }
 
@@ -145,7 +151,7 @@ inline void synchronizing(const char* call) {
 inline cudaError_t allocate(void** p, std::size_t bytes, memory_space space, const char* call) {
   if (p == nullptr) return result(cudaErrorInvalidValue);
   *p = nullptr;
-  if (lost()) return result(cudaErrorLaunchFailure);
+  if (lost()) return result(lost_error());
   if (backend::allocate_in(p, bytes, space) != 0) return result(cudaErrorMemoryAllocation);
   const bool listing = leakcheck_on();
 #if CUGUARD_IMPL_INITCHECK
@@ -182,7 +188,7 @@ inline cudaError_t allocate(void** p, std::size_t bytes, memory_space space, con
 /// CUDA returns for a pointer it did not allocate, or freed already.
 inline cudaError_t free_block(void* p, bool host, const char* call) {
   if (p == nullptr) return cudaSuccess;
-  if (lost()) return result(cudaErrorLaunchFailure);
+  if (lost()) return result(lost_error());
   std::uintptr_t begin = 0;
   backend::emulated_block block{};
   if (!backend::find_block(p, begin, block) || begin != reinterpret_cast<std::uintptr_t>(p) ||
@@ -227,7 +233,7 @@ inline bool range_ok(const void* p, std::size_t bytes, bool must_be_listed) {
 }
 
 inline cudaError_t copy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind) {
-  if (lost()) return result(cudaErrorLaunchFailure);
+  if (lost()) return result(lost_error());
   bool dst_device = false, src_device = false;
   switch (kind) {
   case cudaMemcpyHostToHost: break;
@@ -246,51 +252,13 @@ inline cudaError_t copy(void* dst, const void* src, std::size_t bytes, cudaMemcp
 }
 
 inline cudaError_t set(void* p, int value, std::size_t bytes) {
-  if (lost()) return result(cudaErrorLaunchFailure);
+  if (lost()) return result(lost_error());
   if (!range_ok(p, bytes, true)) return result(cudaErrorInvalidValue);
   if (bytes != 0) std::memset(p, value, bytes);
 #if CUGUARD_IMPL_INITCHECK
   if (initcheck_on()) shadow_written(p, bytes);
 #endif
   return cudaSuccess;
-}
-
-/// Total and free bytes of the machine's memory, as the device's.
-inline void machine_memory(std::size_t& total, std::size_t& available) {
-  const long pages = ::sysconf(_SC_PHYS_PAGES), avail = ::sysconf(_SC_AVPHYS_PAGES), size = ::sysconf(_SC_PAGESIZE);
-  total = pages > 0 && size > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(size) : 0;
-  available = avail > 0 && size > 0 ? static_cast<std::size_t>(avail) * static_cast<std::size_t>(size) : 0;
-}
-
-/// The emulated device, as cudaGetDeviceProperties describes it.
-inline void describe_device(cudaDeviceProp& p) {
-  std::memset(&p, 0, sizeof p);
-  std::snprintf(p.name, sizeof p.name, "cuguard emulation (CPU threads)");
-  std::size_t available = 0;
-  machine_memory(p.totalGlobalMem, available);
-  p.sharedMemPerBlock = 48 * 1024;
-  p.sharedMemPerBlockOptin = 227 * 1024;
-  p.sharedMemPerMultiprocessor = 228 * 1024;
-  p.regsPerBlock = 65536;
-  p.regsPerMultiprocessor = 65536;
-  p.warpSize = 32;
-  p.maxThreadsPerBlock = 1024;
-  p.maxThreadsDim[0] = 1024;
-  p.maxThreadsDim[1] = 1024;
-  p.maxThreadsDim[2] = 64;
-  p.maxGridSize[0] = 2147483647;
-  p.maxGridSize[1] = 65535;
-  p.maxGridSize[2] = 65535;
-  p.totalConstMem = 64 * 1024;
-  p.major = 9;
-  p.minor = 0;
-  const unsigned cores = std::thread::hardware_concurrency();
-  p.multiProcessorCount = cores == 0 ? 1 : static_cast<int>(cores);
-  p.maxThreadsPerMultiProcessor = 2048;
-  p.maxBlocksPerMultiProcessor = 32;
-  p.unifiedAddressing = 1;
-  p.managedMemory = 1;
-  p.concurrentManagedAccess = 1;
 }
 
 } // namespace emulated_runtime

@@ -7,6 +7,7 @@
 #include <cuguard/config.hpp>
 #include <cuguard/detail/platform/environment.hpp>
 #include <cuguard/detail/runtime/backend.hpp>
+#include <cuguard/detail/runtime/error_exit.hpp>
 #include <cuguard/detail/runtime/lifetime_registry.hpp>
 #include <cuguard/detail/report/text.hpp>
 
@@ -65,10 +66,12 @@ inline std::size_t list_leaks(const char* when) {
     line << address << ", alive at " << when;
     std::fprintf(stderr, "%s\n", line.c_str());
   }
-  if (count != 0)
+  if (count != 0) {
+    errors_reported.fetch_add(count, std::memory_order_relaxed);
     std::fprintf(stderr, "cuguard: leak summary: %llu bytes in %llu allocation%s alive at %s\n",
                  static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(count), count == 1 ? "" : "s",
                  when);
+  }
   return count;
 }
 

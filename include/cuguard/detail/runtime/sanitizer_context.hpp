@@ -10,6 +10,7 @@
 #include <cuguard/detail/platform/emulated_thread.hpp>
 #include <cuguard/detail/runtime/backend.hpp>
 #include <cuguard/detail/runtime/device_runtime.hpp>
+#include <cuguard/detail/runtime/error_exit.hpp>
 #include <cuguard/detail/runtime/leak_check.hpp>
 #include <cuguard/detail/report/text.hpp>
 
@@ -69,6 +70,7 @@ inline bool& address_report_seen() {
 /// the context.
 inline void on_address_report(const char* report) {
   address_report_seen() = true;
+  count_error();
   const char* at = report != nullptr ? std::strstr(report, "address 0x") : nullptr;
   print_cuda_context(at != nullptr ? static_cast<std::uintptr_t>(std::strtoull(at + 8, nullptr, 16)) : 0,
                      "the report above");
@@ -103,5 +105,6 @@ extern "C" __attribute__((weak)) const char* __asan_default_options() {
 /// UndefinedBehaviorSanitizer's hook, called as each of its reports begins: the CUDA context
 /// first (a weak definition: UBSan's own is empty, and a program's own comes first).
 extern "C" __attribute__((weak)) void __ubsan_on_report() {
+  ::cuguard::detail::emulated_runtime::count_error();
   ::cuguard::detail::emulated_runtime::print_cuda_context(0, "the report below");
 }

@@ -136,13 +136,20 @@ inline constexpr error_text error_texts[] = {
     {2, "cudaErrorMemoryAllocation", "out of memory"},
     {3, "cudaErrorInitializationError", "initialization error"},
     {9, "cudaErrorInvalidConfiguration", "invalid configuration argument"},
+    {12, "cudaErrorInvalidPitchValue", "invalid pitch argument"},
+    {13, "cudaErrorInvalidSymbol", "invalid device symbol"},
     {21, "cudaErrorInvalidMemcpyDirection", "invalid copy direction for memcpy"},
     {98, "cudaErrorInvalidDeviceFunction", "invalid device function"},
     {100, "cudaErrorNoDevice", "no CUDA-capable device is detected"},
     {101, "cudaErrorInvalidDevice", "invalid device ordinal"},
     {400, "cudaErrorInvalidResourceHandle", "invalid resource handle"},
     {600, "cudaErrorNotReady", "device not ready"},
+    {215, "cudaErrorUnsupportedLimit", "unsupported limit"},
+    {217, "cudaErrorPeerAccessUnsupported", "peer access is not supported between these two devices"},
     {700, "cudaErrorIllegalAddress", "an illegal memory access was encountered"},
+    {710, "cudaErrorAssert", "device-side assert triggered"},
+    {712, "cudaErrorHostMemoryAlreadyRegistered", "part or all of the requested memory range is already mapped"},
+    {713, "cudaErrorHostMemoryNotRegistered", "pointer does not correspond to a registered memory region"},
     {719, "cudaErrorLaunchFailure", "unspecified launch failure"},
     {801, "cudaErrorNotSupported", "operation not supported"},
     {900, "cudaErrorStreamCaptureUnsupported", "operation not permitted when stream is capturing"},
@@ -196,6 +203,13 @@ inline text kernel_name(const void* fn) {
 /// An emulated kernel trapped: as on a GPU, nothing can be launched again.
 inline std::atomic<bool> trapped_context{false};
 inline bool context_lost() { return trapped_context.load(std::memory_order_acquire); }
+/// The trap was a failed device assert() (detail/emulation/device_assert.hpp).
+inline std::atomic<bool> assert_trapped{false};
+/// What every call returns once the context is lost: cudaErrorAssert after a failed assert(),
+/// cudaErrorLaunchFailure after __trap(), as CUDA's.
+inline cudaError_t lost_context_error() {
+  return assert_trapped.load(std::memory_order_acquire) ? cudaErrorAssert : cudaErrorLaunchFailure;
+}
 /// The counters are host memory: readable after a trap.
 inline constexpr bool counters_survive_a_trap = true;
 

@@ -1,0 +1,184 @@
+// A program written as NVIDIA's samples write theirs: helper_cuda.h-style error checks and
+// device choice, the occupancy API, symbols, host registration, stream callbacks, the integer
+// intrinsics and scoped atomics, a kernel with a default argument, a launch in a header. Built
+// unchanged by cuguard_emulate (plain and SANITIZE). `samples_program` checks its own results and
+// prints PASSED; `samples_program assert` fails a device assert(); `samples_program overrun`
+// stores one element past a cudaMalloc block.
+#include <cuda_profiler_api.h>
+#include <cuda_runtime.h>
+
+#include <cassert>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "samples/reverse.cuh"
+
+#define CHECK(call)                                                                                   \
+  do {                                                                                                \
+    const cudaError_t e = (call);                                                                     \
+    if (e != cudaSuccess) {                                                                           \
+      std::fprintf(stderr, "CUDA error at %s:%d code=%d(%s) \"%s\"\n", __FILE__, __LINE__, static_cast<int>(e), \
+                   cudaGetErrorName(e), #call);                                                       \
+      std::exit(EXIT_FAILURE);                                                                        \
+    }                                                                                                 \
+  } while (0)
+
+__device__ int scale;
+__constant__ int offsets[4];
+
+// The device with the most cores, as the samples' gpuGetMaxGflopsDeviceId picks it.
+int pick_device() {
+  int count = 0, best = -1;
+  long long best_rate = -1;
+  CHECK(cudaGetDeviceCount(&count));
+  for (int d = 0; d < count; ++d) {
+    int mode = -1, major = 0, sms = 0, clock = 0, overlap = 0, integrated = 0;
+    CHECK(cudaDeviceGetAttribute(&mode, cudaDevAttrComputeMode, d));
+    CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, d));
+    CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, d));
+    CHECK(cudaDeviceGetAttribute(&clock, cudaDevAttrClockRate, d));
+    CHECK(cudaDeviceGetAttribute(&overlap, cudaDevAttrGpuOverlap, d));
+    CHECK(cudaDeviceGetAttribute(&integrated, cudaDevAttrIntegrated, d));
+    const long long rate = static_cast<long long>(sms) * clock;
+    if (mode != cudaComputeModeProhibited && major >= 1 && rate > best_rate) best = d, best_rate = rate;
+  }
+  return best;
+}
+
+__global__ void scaled(int* out, int n, int add = 7) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = i * scale + offsets[i % 4] + add;
+}
+
+__global__ void counters(unsigned* c, const unsigned* bits, int* mapped) {
+  atomicInc(&c[0], 9u);            // wraps to 0 after 9: 64 threads leave 64 % 10 = 4
+  atomicDec(&c[1], 100u);          // from 70: 6
+  atomicAdd_block(&c[2], 1u);      // 64
+  atomicMax_system(&c[3], threadIdx.x);
+  atomicCAS(&c[4], 0u, 5u);
+  if (threadIdx.x == 0) {
+    const unsigned b = bits[0];
+    c[5] = __popc(b) + __clz(static_cast<int>(b)) + __ffs(static_cast<int>(b)) + (__brev(b) >> 24) +
+           __umul24(b, 3u) + __byte_perm(b, 0u, 0x0123) % 256 + umin(b, 4u) + __umulhi(b, 1u << 31);
+    mapped[0] = 42;
+  }
+}
+
+__global__ void asserting(int* out) {
+  assert(threadIdx.x != 3);
+  out[threadIdx.x] = 1;
+}
+__global__ void past_the_end(int* out, int n) { out[threadIdx.x] = n; }
+
+void CUDART_CB on_done(cudaStream_t, cudaError_t status, void* flag) { *static_cast<int*>(flag) = status == cudaSuccess ? 1 : -1; }
+void CUDART_CB host_step(void* flag) { *static_cast<int*>(flag) += 10; }
+
+int run_planted(const char* which) {
+  int* d = nullptr;
+  CHECK(cudaMalloc(&d, 16 * sizeof(int)));
+  if (std::strcmp(which, "assert") == 0) {
+    asserting<<<1, 8>>>(d);
+    const cudaError_t e = cudaDeviceSynchronize();
+    std::printf("after the assert: %s\n", cudaGetErrorName(e));
+    CHECK(cudaDeviceReset());
+  } else {
+    past_the_end<<<1, 17>>>(d, 16); // one thread too many
+    CHECK(cudaDeviceSynchronize());
+    std::printf("the overrun ran\n");
+  }
+  CHECK(cudaFree(d));
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  if (argc > 1) return run_planted(argv[1]);
+  const int device = pick_device();
+  CHECK(cudaSetDevice(device));
+  CHECK(cudaSetDeviceFlags(cudaDeviceMapHost));
+  cudaDeviceProp prop;
+  CHECK(cudaGetDeviceProperties(&prop, device));
+  CHECK(cudaProfilerStart());
+
+  // Symbols, occupancy, attributes, limits.
+  const int h_scale = 3, h_offsets[4] = {0, 100, 200, 300};
+  CHECK(cudaMemcpyToSymbol(scale, &h_scale, sizeof h_scale));
+  CHECK(cudaMemcpyToSymbol(offsets, h_offsets, sizeof h_offsets));
+  int read_back = 0;
+  CHECK(cudaMemcpyFromSymbol(&read_back, scale, sizeof read_back));
+  int per_sm = 0, min_grid = 0, block = 0;
+  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, scaled, 256, 0));
+  CHECK(cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, scaled, 0, 0));
+  cudaFuncAttributes attributes;
+  CHECK(cudaFuncSetAttribute(scaled, cudaFuncAttributeMaxDynamicSharedMemorySize, 64 * 1024));
+  CHECK(cudaFuncGetAttributes(&attributes, scaled));
+  CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, prop.persistingL2CacheMaxSize));
+  size_t stack = 0;
+  CHECK(cudaDeviceGetLimit(&stack, cudaLimitStackSize));
+
+  // A kernel with a default argument, on a stream with an L2 access policy window.
+  const int n = 1000;
+  int* d_out = nullptr;
+  CHECK(cudaMalloc(&d_out, n * sizeof(int)));
+  cudaStream_t stream;
+  CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  cudaStreamAttrValue window{};
+  window.accessPolicyWindow.base_ptr = d_out;
+  window.accessPolicyWindow.num_bytes = n * sizeof(int);
+  window.accessPolicyWindow.hitRatio = 0.6f;
+  window.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
+  window.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
+  CHECK(cudaStreamSetAttribute(stream, cudaStreamAttributeAccessPolicyWindow, &window));
+  scaled<<<(n + 255) / 256, 256, 0, stream>>>(d_out, n);
+  CHECK(cudaGetLastError());
+  int done = 0;
+  CHECK(cudaStreamAddCallback(stream, on_done, &done, 0));
+  CHECK(cudaLaunchHostFunc(stream, host_step, &done));
+  CHECK(cudaStreamSynchronize(stream));
+  int* h_out = static_cast<int*>(std::malloc(n * sizeof(int)));
+  CHECK(cudaMemcpy(h_out, d_out, n * sizeof(int), cudaMemcpyDeviceToHost));
+  bool ok = read_back == 3 && per_sm > 0 && block > 0 && attributes.maxDynamicSharedSizeBytes == 64 * 1024 &&
+            stack > 0 && done == 11;
+  for (int i = 0; i < n; ++i) ok = ok && h_out[i] == i * 3 + h_offsets[i % 4] + 7;
+
+  // Registered host memory, scoped atomics and the integer intrinsics.
+  unsigned h_counters[6] = {0, 70, 0, 0, 0, 0}, h_bits = 0x10u;
+  unsigned *d_counters = nullptr, *d_bits = nullptr;
+  CHECK(cudaMalloc(&d_counters, sizeof h_counters));
+  CHECK(cudaMalloc(&d_bits, sizeof h_bits));
+  CHECK(cudaMemcpy(d_counters, h_counters, sizeof h_counters, cudaMemcpyHostToDevice));
+  CHECK(cudaMemcpy(d_bits, &h_bits, sizeof h_bits, cudaMemcpyHostToDevice));
+  int* h_mapped = static_cast<int*>(std::malloc(64));
+  int* d_mapped = nullptr;
+  CHECK(cudaHostRegister(h_mapped, 64, cudaHostRegisterMapped));
+  CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&d_mapped), h_mapped, 0));
+  counters<<<1, 64>>>(d_counters, d_bits, d_mapped);
+  CHECK(cudaMemcpy(h_counters, d_counters, sizeof h_counters, cudaMemcpyDeviceToHost));
+  // 0x10: popc 1, clz 27, ffs 5, brev 0x08000000 >> 24 = 8, umul24 48, byte_perm (bytes reversed) 0x10000000 % 256 = 0,
+  // umin 4, umulhi 8
+  ok = ok && h_counters[0] == 4 && h_counters[1] == 6 && h_counters[2] == 64 && h_counters[3] == 63 &&
+       h_counters[4] == 5 && h_counters[5] == 1 + 27 + 5 + 8 + 48 + 0 + 4 + 8 && h_mapped[0] == 42;
+  CHECK(cudaHostUnregister(h_mapped));
+
+  // A launch and an extern __shared__ array in an included header; pitched memory.
+  int h_in[64], h_rev[64];
+  for (int i = 0; i < 64; ++i) h_in[i] = i;
+  int *d_in = nullptr, *d_rev = nullptr;
+  size_t pitch = 0;
+  CHECK(cudaMallocPitch(reinterpret_cast<void**>(&d_in), &pitch, 32 * sizeof(int), 2));
+  CHECK(cudaMalloc(&d_rev, sizeof h_rev));
+  CHECK(cudaMemcpy2D(d_in, 32 * sizeof(int), h_in, 32 * sizeof(int), 32 * sizeof(int), 2, cudaMemcpyHostToDevice));
+  reverse_blocks(d_in, d_rev, 2, 32);
+  CHECK(cudaMemcpy(h_rev, d_rev, sizeof h_rev, cudaMemcpyDeviceToHost));
+  for (int i = 0; i < 64; ++i) ok = ok && h_rev[i] == (i / 32) * 32 + 31 - i % 32;
+
+  CHECK(cudaProfilerStop());
+  for (void* p : {static_cast<void*>(d_out), static_cast<void*>(d_counters), static_cast<void*>(d_bits),
+                  static_cast<void*>(d_in), static_cast<void*>(d_rev)})
+    CHECK(cudaFree(p));
+  CHECK(cudaStreamDestroy(stream));
+  std::free(h_out);
+  std::free(h_mapped);
+  std::printf("samples program: %s on %s\n", ok ? "PASSED" : "FAILED", prop.name);
+  return ok ? EXIT_SUCCESS : EXIT_FAILURE;
+}
