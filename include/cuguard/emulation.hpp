@@ -50,6 +50,7 @@
 #include <cuguard/detail/emulation/integer_intrinsics.hpp> // IWYU pragma: export
 #include <cuguard/detail/emulation/intrinsics.hpp>
 #include <cuguard/detail/emulation/run_grid.hpp>
+#include <cuguard/detail/emulation/simd_intrinsics.hpp> // IWYU pragma: export
 
 #include <algorithm>
 #include <atomic>
@@ -231,3 +232,6 @@ inline float __logf(float x) { return std::log(x); }
 inline float __fdividef(float a, float b) { return a / b; }
 inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
 inline float __saturatef(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); }
+
+// Cooperative groups (the toolkit's <cooperative_groups.h> needs nvcc; this takes its place).
+#include <cuguard/detail/emulation/cooperative_groups.hpp> // IWYU pragma: export

@@ -260,6 +260,76 @@ def _launches(text, masked, path, torch):
         pos = end + 1
 
 
+_LAUNCH_CALL = re.compile(r"(?:::\s*)?\b(cudaLaunchCooperativeKernel|cudaLaunchKernel)\s*\(")
+_VOID_CAST = re.compile(r"^\s*(?:\(\s*(?:const\s+)?void\s*\*\s*\)|(?:reinterpret|static)_cast\s*<\s*(?:const\s+)?void\s*\*\s*>)\s*")
+_KERNEL_NAME = re.compile(r"^&?\s*(?:::)?[A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*\s*(?:<.*>)?$", re.S)
+
+
+def _argument_launches(text, masked, path, torch):
+    """[(begin, end, replacement)] for each cudaLaunchKernel / cudaLaunchCooperativeKernel call of a
+    kernel template's instance (``(void*)k<float>``, ``reinterpret_cast<void*>(&ns::k<4>)``): a launch
+    with the instance's parameter types (``::cuguard::detail::launch_with_arguments``), which reads
+    them from the call's ``void** args``. Other kernels are registered where they are defined
+    (_registrations), and the call is left as it is."""
+    edits = []
+    launch = "::cuguard::detail::torch_adapter::torch_launch" if torch else "::cuguard::detail::plain_launch"
+    for m in _LAUNCH_CALL.finditer(masked):
+        paren = m.end() - 1
+        close = _match_forward(masked, paren, "(", ")")
+        if close < 0:
+            continue
+        first = _top_level_pieces(masked[paren + 1:close])[0]
+        kernel = text[paren + 1:paren + 1 + len(first)]
+        cast = _VOID_CAST.match(kernel)
+        name = kernel[cast.end():] if cast else kernel
+        name = name.strip()
+        while name.startswith("(") and name.endswith(")") and _match_forward(name, 0, "(", ")") == len(name) - 1:
+            name = name[1:-1].strip()
+        if not _KERNEL_NAME.match(name) or "<" not in name or len(first) == close - paren - 1:
+            continue  # (a kernel that is no template instance: registered where it is defined)
+        name = name.lstrip("&").strip()
+        cooperative = "true" if m.group(1) == "cudaLaunchCooperativeKernel" else "false"
+        newlines = "\n" * text.count("\n", m.start(), paren + 1 + len(first))
+        edits.append((m.start(), paren + 1 + len(first),
+                      f"::cuguard::detail::launch_with_arguments<{launch}>(::cuguard::detail::kernel_pointer({name}, 0), "
+                      f"{cooperative}, ::cuguard::detail::chevron_site(__PRETTY_FUNCTION__){newlines}"))
+    return edits
+
+
+def _registrations(text, masked, torch):
+    """[(at, at, registration)] after each definition of a kernel that is no template, at namespace
+    scope: ``static const bool cuguard_impl_kernel_N = ::cuguard::detail::register_kernel<Launch>(...)``,
+    which lets cudaLaunchKernel and cudaLaunchCooperativeKernel launch it by address."""
+    edits = []
+    launch = "::cuguard::detail::torch_adapter::torch_launch" if torch else "::cuguard::detail::plain_launch"
+    for m in _GLOBAL.finditer(masked):
+        before = masked[:m.start()]
+        head_start = max(before.rfind(";"), before.rfind("}"), before.rfind("{")) + 1
+        if re.search(r"\btemplate\b", masked[head_start:m.start()]) or not _namespace_scope(masked, m.start()):
+            continue
+        paren = masked.find("(", m.end())
+        while paren >= 0 and re.search(r"__launch_bounds__\s*$", masked[m.end():paren]):
+            paren = masked.find("(", _match_forward(masked, paren, "(", ")") + 1)
+        close = _match_forward(masked, paren, "(", ")") if paren >= 0 else -1
+        names = _IDENTIFIER.findall(masked[m.end():paren]) if paren >= 0 else []
+        if close < 0 or not names or any(c in masked[m.end():paren] for c in ";{}<"):
+            continue
+        brace = close + 1
+        while brace < len(masked) and masked[brace] != "{" and masked[brace] != ";":
+            brace += 1
+        if brace >= len(masked) or masked[brace] != "{":
+            continue  # a declaration
+        end = _match_forward(masked, brace, "{", "}")
+        if end < 0 or _in_directive(masked, end):
+            continue
+        name = names[-1]
+        pointer = f"::cuguard::detail::kernel_pointer({name}, cuguard_impl_tag)"
+        edits.append((end + 1, end + 1,
+                      f" static const bool cuguard_impl_kernel_{len(edits)}_{name} = ::cuguard::detail::register_kernel<{launch}>("
+                      f"[](auto cuguard_impl_tag) -> decltype({pointer}) {{ return {pointer}; }});"))
+    return edits
+
+
 _EXTERN_SHARED = re.compile(r"\bextern\s+__shared__\s+([^;{}]*?)\b([A-Za-z_]\w*)\s*\[\s*\]\s*;")
 _ALIGN = re.compile(r"\b(?:__align__|alignas)\s*\([^()]*(?:\([^()]*\)[^()]*)*\)")
 
@@ -390,9 +460,11 @@ _INCLUDE = re.compile(r'^([ \t]*#[ \t]*include[ \t]*)"([^"\n]+)"', re.M)
 
 
 def _needs_translation(text):
-    """True if a header holds what only the translation makes C++: a launch or an extern __shared__ array."""
+    """True if a header holds what only the translation makes C++: a launch, an extern __shared__
+    array, or a kernel (registered for cudaLaunchKernel)."""
     masked = _mask(text)
-    return "<<<" in masked or _EXTERN_SHARED.search(masked) is not None
+    return "<<<" in masked or _EXTERN_SHARED.search(masked) is not None or _LAUNCH_CALL.search(masked) is not None \
+        or _GLOBAL.search(masked) is not None
 
 
 def _includes(text, path, out_dir, headers, torch=False):
@@ -427,7 +499,7 @@ def translate(text, path, torch=False, out_dir=None, headers=None, header=False)
     file included); `header`: the copy of such a header (no prelude: its includer's came first)."""
     headers = [] if headers is None else headers
     masked = _mask(text)
-    edits = sorted(_launches(text, masked, path, torch) + _extern_shared(text, masked) + _shared_variables(text, masked)
+    edits = sorted(_launches(text, masked, path, torch) + _argument_launches(text, masked, path, torch) + _registrations(text, masked, torch) + _extern_shared(text, masked) + _shared_variables(text, masked)
                    + _includes(text, path, out_dir, headers, torch) + _restricted_pointers(masked))
     pieces, at = [], 0
     for begin, end, new in edits:

@@ -58,7 +58,7 @@ def test_restrict_after_a_checked_pointer_is_dropped_and_kept_elsewhere():
             "                  const float* __restrict__ c, Other<int> __restrict__ d) {}\n")
     out = body(text)
     assert out.splitlines()[0] == "__global__ void k(cuguard::ptr<const vec<float, 4>>              a, ptr<int>            b,"
-    assert out.splitlines()[1] == "                  const float* __restrict__ c, Other<int> __restrict__ d) {}"
+    assert out.splitlines()[1].startswith("                  const float* __restrict__ c, Other<int> __restrict__ d) {}")
 
 
 def test_a_launch_across_lines_keeps_every_line():
@@ -120,3 +120,39 @@ def test_a_quoted_include_beside_the_source_is_named_by_its_path(tmp_path):
 def test_a_launch_without_arguments_is_an_error_naming_the_line():
     with pytest.raises(emulate.TranslationError, match=r"k.cu:2: a launch"):
         emulate.translate("int x;\nk<<<1, 1>>>;\n", "/src/k.cu")
+
+
+def registration(kernel, index=0, launch=PLAIN):
+    pointer = f"::cuguard::detail::kernel_pointer({kernel}, cuguard_impl_tag)"
+    return (f" static const bool cuguard_impl_kernel_{index}_{kernel} = ::cuguard::detail::register_kernel<{launch}>("
+            f"[](auto cuguard_impl_tag) -> decltype({pointer}) {{ return {pointer}; }});")
+
+
+def test_kernels_defined_at_namespace_scope_are_registered_for_launches_by_address():
+    text = ("__global__ void __launch_bounds__(256) a(int* p) { p[0] = 1; }\n"
+            "__global__ void b(int* p);\n"
+            "template <class T> __global__ void c(T* p) {}\n"
+            "struct S { static __global__ void d(int*) {} };\n"
+            "namespace n { __global__ void e(float x) {\n  (void)x;\n} }\n")
+    lines = body(text).splitlines()
+    assert lines[0] == "__global__ void __launch_bounds__(256) a(int* p) { p[0] = 1; }" + registration("a")
+    assert lines[1] == "__global__ void b(int* p);"  # a declaration
+    assert lines[2] == "template <class T> __global__ void c(T* p) {}"  # a template: its instances are named in calls
+    assert lines[3] == "struct S { static __global__ void d(int*) {} };"
+    assert lines[6] == "}" + registration("e", 1) + " }"
+    assert len(lines) == 7  # the lines are kept
+
+
+def test_launches_by_address_of_a_template_instance_name_its_parameters():
+    text = ("void f(void** args) {\n"
+            "  cudaLaunchCooperativeKernel((void*)k<float, 4>, dim3(2), dim3(64), args, 0, 0);\n"
+            "  cudaLaunchKernel(reinterpret_cast<void*>(&ns::k<int>),\n      g, b, args);\n"
+            "  cudaLaunchKernel((void*)plain, g, b, args, 0, s);\n"
+            "  cudaLaunchKernel(fn, g, b, args, 0, s);\n}\n")
+    lines = body(text).splitlines()
+    launch = f"::cuguard::detail::launch_with_arguments<{PLAIN}>"
+    assert lines[1] == f"  {launch}(::cuguard::detail::kernel_pointer(k<float, 4>, 0), true, {SITE}, dim3(2), dim3(64), args, 0, 0);"
+    assert lines[2] == f"  {launch}(::cuguard::detail::kernel_pointer(ns::k<int>, 0), false, {SITE},"
+    assert lines[3] == "      g, b, args);"
+    assert lines[4] == "  cudaLaunchKernel((void*)plain, g, b, args, 0, s);"  # registered where it is defined
+    assert lines[5] == "  cudaLaunchKernel(fn, g, b, args, 0, s);"

@@ -53,6 +53,10 @@ struct warp_call {
   const char* name; ///< "__syncwarp", "__shfl_sync", ...
 };
 
+/// The call name of a thread waiting in coalesced_threads() (its mask 0 until the release gives it
+/// the lanes that wait there with it).
+inline constexpr const char converge_call[] = "coalesced_threads";
+
 /// The first problem of a grid with a warp-synchronous call (__syncwarp(mask), the *_sync
 /// intrinsics), as compute-sanitizer's synccheck names them: a lane whose own bit is not in its
 /// mask; a lane the mask names that has not exited and never calls with that mask, since it waits
@@ -94,6 +98,20 @@ inline unsigned warp_group(const fiber* warp, unsigned lanes, unsigned l) {
 inline bool release_warp(fiber* warp, unsigned lanes, bool force, uint3 block, warp_problem& problem) {
   for (unsigned l = 0; l < lanes; ++l) {
     if (warp[l].st != fiber_state::at_warp_barrier) continue;
+    if (warp[l].call == converge_call) {
+      // No thread of the block can go on: the lanes at this coalesced_threads() are those a GPU
+      // runs there together. Each gets their mask.
+      unsigned group = 0;
+      for (unsigned k = 0; k < lanes; ++k)
+        if (warp[k].st == fiber_state::at_warp_barrier && warp[k].call == converge_call && same_site(warp[k].site, warp[l].site))
+          group |= 1u << k;
+      for (unsigned k = 0; k < lanes; ++k)
+        if (group >> k & 1u) {
+          warp[k].mask = group;
+          warp[k].st = fiber_state::ready;
+        }
+      return true;
+    }
     const unsigned group = warp_group(warp, lanes, l);
     int elsewhere = -1;
     for (unsigned k = 0; k < lanes && elsewhere < 0; ++k)

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cuguard/config.hpp>
+#include <cuguard/detail/emulation/grid_barrier.hpp>
 #include <cuguard/detail/platform/environment.hpp>
 #include <cuguard/detail/record/channel.hpp>
 #include <cuguard/detail/record/device_state.hpp>
@@ -78,8 +79,10 @@ class block_pool {
     return *p;
   }
 
-  /// Runs the grid's blocks on `workers` OS threads, this one among them.
-  findings run(unsigned workers, dim3 grid, dim3 block, std::size_t shared, const runner_type::body& body) {
+  /// Runs the grid's blocks on `workers` OS threads, this one among them; `cooperative`: one
+  /// thread a block, all at once, this_grid().sync() their barrier (engine::cooperative_grid()).
+  findings run(unsigned workers, dim3 grid, dim3 block, std::size_t shared, const runner_type::body& body,
+               bool cooperative = false) {
     if (engine::current_runner != nullptr)
       throw std::logic_error("cuguard emulation: a kernel cannot launch another kernel (no dynamic parallelism)");
     engine::check_launch_configuration(grid, block);
@@ -96,6 +99,8 @@ class block_pool {
     shared_ = shared;
     body_ = body;
     blocks_ = std::uint64_t{grid.x} * grid.y * grid.z;
+    cooperative_ = cooperative;
+    if (cooperative) engine::cooperative_grid().begin(blocks_);
     next_.store(0);
     stop_.store(false);
     {
@@ -110,7 +115,11 @@ class block_pool {
       std::unique_lock<std::mutex> lock(mutex_);
       done_.wait(lock, [this] { return waiting_for_ == 0; });
     }
-    return merge(workers);
+    if (!cooperative) return merge(workers);
+    engine::cooperative_grid().end();
+    findings out = merge(workers);
+    out.grid_sync = engine::cooperative_grid().problem();
+    return out;
   }
 
  private:
@@ -177,16 +186,18 @@ class block_pool {
     result& r = *results_[index];
     runner_type& runner = engine::runner_scope::of_this_thread();
     emulated_worker_state = &r.state;
+    std::uint64_t running = runner_type::no_block; // the block this thread runs
     try {
       engine::runner_scope scope;
-      scope.runner.run(grid_, block_, shared_, body_, [this, &r] {
+      scope.runner.run(grid_, block_, shared_, body_, [this, &r, &running] {
+        finish(running);
         if (stop_.load(std::memory_order_relaxed)) return runner_type::no_block;
         const std::uint64_t b = next_.fetch_add(1, std::memory_order_relaxed);
         if (b >= blocks_) return runner_type::no_block;
         r.starts.emplace_back(b, r.counters.count);
-        return b;
+        return running = b;
       });
-      r.found = findings{scope.runner.problem(), scope.runner.race(), scope.runner.warp_found()};
+      r.found = findings{scope.runner.problem(), scope.runner.race(), scope.runner.warp_found(), {}};
     } catch (const engine::trapped&) {
       r.trapped = true;
       r.failed_block = runner.current_block();
@@ -196,7 +207,20 @@ class block_pool {
       r.failed_block = runner.current_block();
       stop_.store(true);
     }
+    finish(running);
     emulated_worker_state = nullptr;
+  }
+
+  // Block `b` finished (no_block: none): a cooperative grid's barrier no longer waits for it.
+  void finish(std::uint64_t& b) {
+    if (cooperative_ && b != runner_type::no_block) {
+      const std::uint64_t plane = std::uint64_t{grid_.x} * grid_.y;
+      engine::cooperative_grid().finish(uint3{static_cast<unsigned>(b % grid_.x),
+                                              static_cast<unsigned>(b % plane / grid_.x),
+                                              static_cast<unsigned>(b / plane)},
+                                        b);
+    }
+    b = runner_type::no_block;
   }
 
   // The launch's record and counts from every thread's, then the lowest block's findings, or
@@ -252,6 +276,7 @@ class block_pool {
   std::size_t shared_ = 0;
   runner_type::body body_{};
   std::uint64_t blocks_ = 0;
+  bool cooperative_ = false;
   std::atomic<std::uint64_t> next_{0};
   std::atomic<bool> stop_{false};
 };
@@ -260,6 +285,8 @@ class block_pool {
 /// enough and CUGUARD_EMULATION_THREADS allows, on the calling thread otherwise.
 inline engine::grid_findings run_blocks(dim3 grid, dim3 block, std::size_t shared, const engine::grid_runner::body& body) {
   const std::uint64_t blocks = std::uint64_t{grid.x} * grid.y * grid.z;
+  if (engine::cooperative_launch) // (co-resident: the launch checked that the device holds them all)
+    return block_pool::get().run(static_cast<unsigned>(blocks), grid, block, shared, body, true);
   const std::uint64_t threads = blocks * block.x * block.y * block.z;
   const unsigned wanted = emulation_threads();
   const unsigned workers = static_cast<unsigned>(blocks < wanted ? blocks : wanted);

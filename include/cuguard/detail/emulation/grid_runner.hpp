@@ -124,28 +124,20 @@ class grid_runner {
   /// A warp-synchronous call (__syncwarp(mask), and each exchange of a *_sync intrinsic): waits
   /// until every lane its mask names that has not stopped waits with the same mask (barriers.hpp).
   /// A lane outside its own mask waits for nothing, and that is noted (a GPU leaves it undefined).
-  void warp_barrier(const warp_call& call) {
-    fibers_in_order();
-    if (warp_lanes::arrive(fibers_.data(), current_, call, block_ids_.block_idx, warp_problem_))
-      wait(fiber_state::at_warp_barrier);
-  }
-
+  inline void warp_barrier(const warp_call& call);
   /// Exchanges `bits` across the lanes of `call`'s mask: every lane deposits, all wait, each
   /// reads lane `src_lane`'s.
-  std::uint64_t exchange(std::uint64_t bits, unsigned src_lane, const warp_call& call) {
-    fibers_in_order();
-    return lanes_.exchange(fibers_.data(), threads_, current_, bits, src_lane, call.mask, [&] { warp_barrier(call); });
-  }
+  inline std::uint64_t exchange(std::uint64_t bits, unsigned src_lane, const warp_call& call);
   /// Ballot over the lanes of `call`'s mask that have not exited (`voters`, where given: those lanes).
-  unsigned ballot(bool predicate, const warp_call& call, unsigned* voters = nullptr) {
-    fibers_in_order();
-    return lanes_.ballot(fibers_.data(), threads_, current_, predicate, call.mask, [&] { warp_barrier(call); }, voters);
-  }
+  inline unsigned ballot(bool predicate, const warp_call& call, unsigned* voters = nullptr);
+  /// Every lane of `call`'s mask deposits `bits`; `read(live, words)` then reads them (warp_lanes::gather).
+  template <class Read>
+  void gather(std::uint64_t bits, const warp_call& call, Read&& read);
+  /// coalesced_threads() at `site`: waits until no thread of the block can go on, and returns the
+  /// lanes of its warp that wait at the same call then (release_warp).
+  inline unsigned converge(const barrier_site& site);
   /// Lanes of this warp that have not exited.
-  unsigned active_mask() {
-    fibers_in_order();
-    return warp_lanes::active_mask(fibers_.data(), threads_, current_);
-  }
+  inline unsigned active_mask();
 
   /// PTX `exit`: ends the calling thread (its stack is dropped, as a GPU drops it); barriers and
   /// warp-wide operations no longer wait for it.
@@ -446,3 +438,4 @@ CUGUARD_IMPL_END_NAMESPACE
 // its direct threads, defined: part of this header.
 #include <cuguard/detail/emulation/grid_runner_switching.hpp>
 #include <cuguard/detail/emulation/grid_runner_direct.hpp>
+#include <cuguard/detail/emulation/grid_runner_warps.hpp>

@@ -4,6 +4,7 @@
 
 #include <cuguard/config.hpp>
 #include <cuguard/detail/emulation/barriers.hpp>
+#include <cuguard/detail/emulation/grid_barrier.hpp>
 #include <cuguard/detail/emulation/grid_runner.hpp>
 #include <cuguard/detail/emulation/race_detector.hpp>
 
@@ -23,6 +24,7 @@ struct grid_findings {
   barrier_problem divergent;
   shared_race race;
   warp_problem warp; ///< the first problem with a warp-synchronous call
+  grid_sync_problem grid_sync; ///< a cooperative grid's block that finished while others waited at this_grid().sync()
 };
 
 /// The runner of the calling OS thread, current while the scope lasts (a kernel that launches a
@@ -49,7 +51,7 @@ struct runner_scope {
 inline grid_findings run_grid(dim3 grid, dim3 block, std::size_t dynamic_shared, const grid_runner::body& work) {
   runner_scope scope;
   scope.runner.run(grid, block, dynamic_shared, work);
-  return grid_findings{scope.runner.problem(), scope.runner.race(), scope.runner.warp_found()};
+  return grid_findings{scope.runner.problem(), scope.runner.race(), scope.runner.warp_found(), {}};
 }
 
 } // namespace engine

@@ -55,6 +55,18 @@ class warp_lanes {
     return votes;
   }
 
+  /// Thread `t` deposits `bits` with the lanes of `mask`; once all did, `read(live, words)` reads
+  /// the words of its warp (lane l's at words[l]) of the lanes `live` names: those of the mask
+  /// that exist and have not exited.
+  template <class Wait, class Read>
+  void gather(const fiber* fibers, unsigned threads, unsigned t, std::uint64_t bits, unsigned mask, Wait&& wait,
+              Read&& read) {
+    words_[t] = bits;
+    wait();
+    read(active_mask(fibers, threads, t) & mask, words_.data() + warp_base(t));
+    wait();
+  }
+
   /// Thread `t` makes the warp-synchronous call `call` (its mask, site and name, kept for the
   /// barrier): true where it then waits, false where it waits for nothing, since its own lane is
   /// not in the mask (noted in `problem`, with the block's blockIdx `block`).

@@ -7,6 +7,11 @@
 
 #include <cuguard/config.hpp>
 #include <cuguard/launch.hpp>
+#if CUGUARD_EMULATION
+#  include <cuguard/detail/emulation/grid_barrier.hpp>
+#  include <cuguard/detail/runtime/emulated_device.hpp>
+#  include <cuguard/detail/runtime/kernel_registry.hpp>
+#endif
 
 #include <cuda/std/source_location>
 
@@ -114,6 +119,14 @@ constexpr auto kernel_pointer(void (*kernel)(Params...), int) {
   return kernel;
 }
 
+/// A kernel given as a `void*` variable to cudaLaunchKernel: its parameters cannot be told.
+template <class T>
+constexpr auto kernel_pointer(T*, long) -> void (*)() {
+  static_assert(sizeof(T) == 0, "cuguard emulation: cudaLaunchKernel / cudaLaunchCooperativeKernel need the kernel "
+                                "named in the call ((void*)kernel): a void* variable does not tell its parameters");
+  return nullptr;
+}
+
 template <class Launch, class Call, class... Params>
 chevron_launch<Launch, Call, Params...> make_chevron(void (*kernel)(Params...), Call call, const launch_config& config) {
   return {kernel, call, config};
@@ -164,6 +177,69 @@ chevron_launch<Launch, void (*)(Params...), Params...> chevron(void (*kernel)(Pa
                                                                cudaStream_t stream = nullptr) {
   return {kernel, kernel, launch_config(grid, block, shared_bytes, Launch::stream(stream), nullptr, site)};
 }
+
+#if CUGUARD_EMULATION
+/// True if the emulated device holds every block of the grid at once (a cooperative launch's
+/// condition: the blocks a multiprocessor holds, cudaOccupancyMaxActiveBlocksPerMultiprocessor's,
+/// times the multiprocessors).
+inline bool co_resident(dim3 grid, dim3 block, std::size_t shared_bytes) {
+  cudaDeviceProp p;
+  emulated_runtime::describe_device(p);
+  const int per_sm = emulated_runtime::blocks_per_multiprocessor(p, static_cast<int>(block.x * block.y * block.z), shared_bytes);
+  return 1ull * grid.x * grid.y * grid.z <= 1ull * per_sm * static_cast<unsigned>(p.multiProcessorCount);
+}
+
+template <class Launch, class... Params, std::size_t... I>
+void launch_arguments(const launch_config& config, void (*kernel)(Params...), void** args, std::index_sequence<I...>) {
+  Launch::run(config, kernel, kernel, *static_cast<std::decay_t<Params>*>(args[I])...);
+}
+
+/// `cudaLaunchKernel((void*)kernel, grid, block, args, shared_bytes, stream)`, or with
+/// `cooperative` cudaLaunchCooperativeKernel, of a kernel the call names, as the translator writes
+/// them (`site`: the call's): `args[i]` points at the kernel's i-th argument. Returns what CUDA's
+/// returns: the sticky error of a lost context, cudaErrorInvalidConfiguration, and for a cooperative
+/// launch cudaErrorCooperativeLaunchTooLarge where the device cannot hold every block at once;
+/// a cooperative grid runs all its blocks at once, this_grid().sync() their barrier.
+template <class Launch, class... Params>
+cudaError_t launch_with_arguments(void (*kernel)(Params...), bool cooperative, const cuda::std::source_location& site,
+                                  dim3 grid, dim3 block, void** args, std::size_t shared_bytes = 0,
+                                  cudaStream_t stream = nullptr) {
+  cudaError_t& last = backend::last_error();
+  if (backend::context_lost()) return last = backend::lost_context_error();
+  if (kernel == nullptr || (sizeof...(Params) != 0 && args == nullptr)) return last = cudaErrorInvalidValue;
+  if (!backend::launchable(grid, block)) return last = cudaErrorInvalidConfiguration;
+  if (cooperative && !co_resident(grid, block, shared_bytes)) return last = cudaErrorCooperativeLaunchTooLarge;
+  const engine::cooperative_scope scope(cooperative);
+  launch_arguments<Launch>(launch_config(grid, block, shared_bytes, Launch::stream(stream), nullptr, site), kernel,
+                           args, std::index_sequence_for<Params...>{});
+  return cudaSuccess;
+}
+
+template <class Launch, class... Params>
+cudaError_t launch_registered(const void* kernel, bool cooperative, const cuda::std::source_location& site, dim3 grid,
+                              dim3 block, void** args, std::size_t shared_bytes, cudaStream_t stream) {
+  return launch_with_arguments<Launch>(reinterpret_cast<void (*)(Params...)>(const_cast<void*>(kernel)), cooperative,
+                                       site, grid, block, args, shared_bytes, stream);
+}
+template <class Launch, class... Params>
+bool register_pointer(void (*kernel)(Params...)) {
+  kernel_registry::get().add(reinterpret_cast<const void*>(kernel), &launch_registered<Launch, Params...>);
+  return true;
+}
+/// Registers the kernel `pointer(0)` gives for cudaLaunchKernel and cudaLaunchCooperativeKernel
+/// (the translator writes the call after each kernel's definition); a name that gives no one
+/// function (an overload set) is not registered.
+template <class Launch, class Pointer>
+bool register_kernel(Pointer pointer) {
+  if constexpr (std::is_invocable<Pointer, int>::value) {
+    return register_pointer<Launch>(pointer(0));
+  } else {
+    (void)pointer;
+    return false;
+  }
+}
+
+#endif // CUGUARD_EMULATION
 
 } // namespace detail
 CUGUARD_IMPL_END_NAMESPACE

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // More of the CUDA runtime API under emulation (<cuguard/emulated_runtime.hpp> includes this):
 // what NVIDIA's samples and helper_cuda.h-style programs call around their kernels, with its CPU
-// meaning. The device: cudaSetDeviceFlags, cudaGetDeviceFlags, cudaChooseDevice, limits, cache
+// meaning. Launches by address: cudaLaunchKernel, cudaLaunchCooperativeKernel. The device: cudaSetDeviceFlags, cudaGetDeviceFlags, cudaChooseDevice, limits, cache
 // configuration, stream priorities, versions, peer access (one device: none). Kernels:
 // cudaFuncGetAttributes, cudaFuncSetAttribute, cudaFuncSetCacheConfig, the occupancy calls (the
 // emulated H100's, detail/runtime/emulated_device.hpp). Streams: attributes (the L2 access policy
@@ -18,6 +18,7 @@
 
 #include <cuguard/detail/runtime/emulated_calls.hpp>
 #include <cuguard/detail/runtime/emulated_device.hpp>
+#include <cuguard/detail/runtime/kernel_registry.hpp>
 
 #include <cuda_runtime.h>
 
@@ -31,6 +32,21 @@
 #define CUGUARD_IMPL_EDC_FAIL(e) CUGUARD_IMPL_EDC_RETURN(CUGUARD_IMPL_EDC::result(e))
 
 extern "C" {
+
+// Launches of a kernel given by address (cudaLaunchCooperativeKernel: every block at once, the
+// grid's barrier this_grid().sync()): a kernel a translated file defines (kernel_registry.hpp).
+inline cudaError_t cudaLaunchKernel(const void* func, dim3 grid, dim3 block, void** args, size_t sharedMem,
+                                    cudaStream_t stream) {
+  const ::cuguard::detail::registered_launch launch = ::cuguard::detail::kernel_registry::get().find(func);
+  if (launch == nullptr) CUGUARD_IMPL_EDC_FAIL(cudaErrorInvalidDeviceFunction);
+  CUGUARD_IMPL_EDC_RETURN(launch(func, false, CUGUARD_IMPL_EDC::call_site(__func__), grid, block, args, sharedMem, stream));
+}
+inline cudaError_t cudaLaunchCooperativeKernel(const void* func, dim3 grid, dim3 block, void** args,
+                                               size_t sharedMem, cudaStream_t stream) {
+  const ::cuguard::detail::registered_launch launch = ::cuguard::detail::kernel_registry::get().find(func);
+  if (launch == nullptr) CUGUARD_IMPL_EDC_FAIL(cudaErrorInvalidDeviceFunction);
+  CUGUARD_IMPL_EDC_RETURN(launch(func, true, CUGUARD_IMPL_EDC::call_site(__func__), grid, block, args, sharedMem, stream));
+}
 
 // The device.
 inline cudaError_t cudaSetDeviceFlags(unsigned int flags) {

@@ -9,6 +9,7 @@
 #include <cuguard/detail/platform/emulated_thread.hpp>
 #include <cuguard/detail/record/channel.hpp>
 #include <cuguard/detail/record/device_state.hpp>
+#include <cuguard/detail/runtime/error_exit.hpp>
 #include <cuguard/detail/runtime/kernel_arguments.hpp>
 #include <cuguard/detail/runtime/local_symbol.hpp>
 #include <cuguard/detail/runtime/source_lines.hpp>
@@ -24,6 +25,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
@@ -151,6 +153,7 @@ inline constexpr error_text error_texts[] = {
     {712, "cudaErrorHostMemoryAlreadyRegistered", "part or all of the requested memory range is already mapped"},
     {713, "cudaErrorHostMemoryNotRegistered", "pointer does not correspond to a registered memory region"},
     {719, "cudaErrorLaunchFailure", "unspecified launch failure"},
+    {720, "cudaErrorCooperativeLaunchTooLarge", "too many blocks in cooperative launch"},
     {801, "cudaErrorNotSupported", "operation not supported"},
     {900, "cudaErrorStreamCaptureUnsupported", "operation not permitted when stream is capturing"},
     {999, "cudaErrorUnknown", "unknown error"},
@@ -382,6 +385,13 @@ inline void record_shared_race(const detail::engine::shared_race& r, dim3 grid, 
                  });
 }
 
+/// Blocks of a cooperative grid that passed this_grid().sync() unequally (grid_sync_problem).
+inline void report_grid_sync(const detail::engine::grid_sync_problem& p) {
+  std::fprintf(stderr, "cuguard: block (%u,%u,%u) of a cooperative launch returned after %llu this_grid().sync(), another "
+               "block passed %llu: a GPU would wait for it forever at the next (emulation let the others go on)\n",
+               p.finished.x, p.finished.y, p.finished.z, 1ull * p.syncs, 1ull * p.most);
+  emulated_runtime::count_error();
+}
 /// A launch as its threads see it: `kernel(get<I>(*params)...)` is what each thread runs.
 template <class Kernel, class Tuple, std::size_t... I>
 struct launch_context {
@@ -424,6 +434,7 @@ status launch(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t, Ker
     if (found.divergent.found) record_divergent_barrier(found.divergent, grid, block);
     if (found.race.found) record_shared_race(found.race, grid, block);
     if (found.warp.found) record_warp_problem(found.warp, grid, block);
+    if (found.grid_sync.found) report_grid_sync(found.grid_sync);
   } catch (const detail::engine::trapped&) {
     trapped_context.store(true, std::memory_order_release);
   } catch (const std::exception& ex) {
