@@ -67,6 +67,12 @@ function(cuguard_emulate target)
       list(APPEND replaced "${generated}")
     else()
       list(APPEND replaced "${src}")
+      if(src MATCHES "\\.(cpp|cc|cxx|c\\+\\+|C)$")
+        # A host source: the kernel language's plain names (min, max, umin, rsqrtf, ...) stay out of
+        # it, as nvcc's host compilation of a .cpp has none (it may define its own).
+        set_property(SOURCE "${src}" TARGET_DIRECTORY ${target} APPEND PROPERTY COMPILE_DEFINITIONS CUGUARD_IMPL_HOST_SOURCE=1)
+        set_property(SOURCE "${src}" TARGET_DIRECTORY ${target} PROPERTY SKIP_UNITY_BUILD_INCLUSION ON)
+      endif()
     endif()
   endforeach()
   set_property(TARGET ${target} PROPERTY SOURCES "${replaced}")

@@ -73,6 +73,9 @@ CUGUARD_IMPL_END_NAMESPACE
 // Built-in functions, as CUDA spells them (the built-in variables are in detail/emulation/fiber.hpp).
 // ---------------------------------------------------------------------------------------------
 inline constexpr int warpSize = 32;
+/// What the translator (python/cuguard/emulate.py) writes for __CUDA_ARCH__ in a conditional that
+/// selects device code (in a kernel's body, say): the emulated device's, an H100's 9.0.
+#define CUGUARD_DEVICE_CUDA_ARCH 900
 
 // The caller's position (default arguments): a divergent barrier is reported at the barrier.
 inline void __syncthreads(const char* file = __builtin_FILE(), const char* function = __builtin_FUNCTION(),
@@ -145,6 +148,33 @@ inline T __shfl_up_sync(unsigned mask, T value, unsigned delta, int width = 32, 
   const unsigned src = lane % w >= delta ? lane - delta : lane;
   return d::from_bits<T>(d::runner().exchange(d::to_bits(value), src, CUGUARD_IMPL_WARP_CALL("__shfl_up_sync")));
 }
+// The warp reductions of compute capability 8.0 (__reduce_add_sync, ...): every lane of the mask
+// that has not exited deposits its value, and each gets the reduction of them all.
+#define CUGUARD_IMPL_WARP_REDUCE(NAME, T, OP)                                                       \
+  inline T NAME(unsigned mask, T value, CUGUARD_IMPL_CALLER) {                                    \
+    T out = value;                                                                                \
+    bool first = true;                                                                            \
+    ::cuguard::detail::engine::runner().gather(                                                   \
+        static_cast<std::uint64_t>(value), CUGUARD_IMPL_WARP_CALL(#NAME), [&](unsigned live, const std::uint64_t* words) { \
+          for (unsigned l = 0; l < 32; ++l) {                                                     \
+            if ((live >> l & 1u) == 0) continue;                                                  \
+            const T v = static_cast<T>(words[l]);                                                 \
+            out = first ? v : static_cast<T>(OP);                                                 \
+            first = false;                                                                        \
+          }                                                                                       \
+        });                                                                                       \
+    return out;                                                                                   \
+  }
+CUGUARD_IMPL_WARP_REDUCE(__reduce_add_sync, int, out + v)
+CUGUARD_IMPL_WARP_REDUCE(__reduce_add_sync, unsigned, out + v)
+CUGUARD_IMPL_WARP_REDUCE(__reduce_min_sync, int, v < out ? v : out)
+CUGUARD_IMPL_WARP_REDUCE(__reduce_min_sync, unsigned, v < out ? v : out)
+CUGUARD_IMPL_WARP_REDUCE(__reduce_max_sync, int, out < v ? v : out)
+CUGUARD_IMPL_WARP_REDUCE(__reduce_max_sync, unsigned, out < v ? v : out)
+CUGUARD_IMPL_WARP_REDUCE(__reduce_and_sync, unsigned, out & v)
+CUGUARD_IMPL_WARP_REDUCE(__reduce_or_sync, unsigned, out | v)
+CUGUARD_IMPL_WARP_REDUCE(__reduce_xor_sync, unsigned, out ^ v)
+#undef CUGUARD_IMPL_WARP_REDUCE
 #undef CUGUARD_IMPL_WARP_CALL
 #undef CUGUARD_IMPL_CALLER
 
@@ -207,6 +237,7 @@ CUGUARD_IMPL_EMU_CAS(atomicCAS_block)
 CUGUARD_IMPL_EMU_CAS(atomicCAS_system)
 #undef CUGUARD_IMPL_EMU_CAS
 
+#if !defined(CUGUARD_IMPL_HOST_SOURCE) // (not in a host .cpp of an emulated target: cuguardEmulate.cmake)
 // Device math that CUDA code calls unqualified: CUDA's own max and min overloads (not std::max,
 // whose one template parameter rejects max(int, unsigned) where CUDA takes it).
 #define CUGUARD_IMPL_EMU_MINMAX(T, U, R)                                                        \
@@ -231,6 +262,7 @@ inline float __expf(float x) { return std::exp(x); }
 inline float __logf(float x) { return std::log(x); }
 inline float __fdividef(float a, float b) { return a / b; }
 inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
+#endif
 inline float __saturatef(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); }
 
 // Cooperative groups (the toolkit's <cooperative_groups.h> needs nvcc; this takes its place).

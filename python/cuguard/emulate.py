@@ -330,7 +330,82 @@ def _registrations(text, masked, torch):
     return edits
 
 
-_EXTERN_SHARED = re.compile(r"\bextern\s+__shared__\s+([^;{}]*?)\b([A-Za-z_]\w*)\s*\[\s*\]\s*;")
+_DEVICE = re.compile(r"\b(?:__global__|__device__)\b")
+_ARCH = re.compile(r"\b__CUDA_ARCH__\b")
+_CONDITIONAL = re.compile(r"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b", re.M)
+DEVICE_ARCH = "CUGUARD_DEVICE_CUDA_ARCH"
+
+
+def _device_bodies(masked):
+    """[(begin, end)] of the bodies of the functions defined __global__ or __device__ (not
+    __host__ __device__): device code only."""
+    bodies = []
+    for m in _DEVICE.finditer(masked):
+        before = masked[:m.start()]
+        head_start = max(before.rfind(";"), before.rfind("}"), before.rfind("{")) + 1
+        paren = masked.find("(", m.end())
+        if paren < 0 or re.search(r"[;{}=]", masked[m.end():paren]):
+            continue  # a variable
+        head = masked[head_start:paren]
+        while re.search(r"__launch_bounds__\s*$", masked[m.end():paren]):
+            paren = masked.find("(", _match_forward(masked, paren, "(", ")") + 1)
+        if "__host__" in head or "__host__" in masked[m.end():paren]:
+            continue
+        close = _match_forward(masked, paren, "(", ")")
+        brace = close + 1 if close >= 0 else len(masked)
+        while brace < len(masked) and masked[brace] not in "{;":
+            brace += 1
+        if brace < len(masked) and masked[brace] == "{":
+            end = _match_forward(masked, brace, "{", "}")
+            if end > 0:
+                bodies.append((brace, end))
+    return bodies
+
+
+def _device_only(region):
+    """True if the text between two conditional directives declares device code only."""
+    return _DEVICE.search(region) is not None and "__host__" not in region and not re.search(r"\bmain\s*\(", region)
+
+
+def _device_arch(masked):
+    """[(at, at + len, DEVICE_ARCH)] for each __CUDA_ARCH__ of a conditional directive that selects
+    device code: inside the body of a __global__ or __device__ function, or at namespace scope
+    where every branch it selects declares device code only. nvcc's device pass sees
+    __CUDA_ARCH__ there; under emulation one compilation serves host and device, where
+    __CUDA_ARCH__ stays undefined (the host's branch, and CCCL's host code)."""
+    bodies = _device_bodies(masked)
+    edits = []
+    directives = list(_CONDITIONAL.finditer(masked))
+    for i, d in enumerate(directives):
+        line_end = masked.find("\n", d.start())
+        while line_end > 0 and masked[line_end - 1] == "\\":
+            line_end = masked.find("\n", line_end + 1)
+        line_end = len(masked) if line_end < 0 else line_end
+        arches = [a for a in _ARCH.finditer(masked, d.start(), line_end)]
+        if not arches or d.group(1) in ("else", "endif"):
+            continue
+        inside = any(b <= d.start() <= e for b, e in bodies)
+        if not inside:
+            # The regions of this #if chain, to its #endif.
+            depth, regions, start = 0, [], line_end
+            for n in directives[i + 1:]:
+                kind = n.group(1)
+                if kind in ("if", "ifdef", "ifndef"):
+                    depth += 1
+                elif kind == "endif" and depth > 0:
+                    depth -= 1
+                elif depth == 0:
+                    regions.append(masked[start:n.start()])
+                    start = n.end()
+                    if kind == "endif":
+                        break
+            if not regions or not all(_device_only(r) or not r.strip() for r in regions):
+                continue
+        edits += [(a.start(), a.end(), DEVICE_ARCH) for a in arches]
+    return edits
+
+
+_EXTERN_SHARED = re.compile(r"\bextern\s+([^;{}()]*?)\b__shared__\s+([^;{}]*?)\b([A-Za-z_]\w*)\s*\[\s*\]\s*;")
 _ALIGN = re.compile(r"\b(?:__align__|alignas)\s*\([^()]*(?:\([^()]*\)[^()]*)*\)")
 
 
@@ -350,9 +425,9 @@ def _namespace_scope(masked, at):
 def _extern_shared(text, masked):
     edits = []
     for m in _EXTERN_SHARED.finditer(masked):
-        declared = text[m.start(1):m.end(1)]
+        declared = text[m.start(1):m.end(1)] + " " + text[m.start(2):m.end(2)]  # (`extern double __shared__ s[]` too)
         element = " ".join(_ALIGN.sub(" ", declared).split())
-        name = m.group(2)
+        name = m.group(3)
         newlines = "\n" * text.count("\n", m.start(), m.end())
         if _namespace_scope(masked, m.start()):
             new = f"static ::cuguard::detail::dynamic_shared_array<{element}> {name};"
@@ -499,7 +574,7 @@ def translate(text, path, torch=False, out_dir=None, headers=None, header=False)
     file included); `header`: the copy of such a header (no prelude: its includer's came first)."""
     headers = [] if headers is None else headers
     masked = _mask(text)
-    edits = sorted(_launches(text, masked, path, torch) + _argument_launches(text, masked, path, torch) + _registrations(text, masked, torch) + _extern_shared(text, masked) + _shared_variables(text, masked)
+    edits = sorted(_launches(text, masked, path, torch) + _argument_launches(text, masked, path, torch) + _registrations(text, masked, torch) + _device_arch(masked) + _extern_shared(text, masked) + _shared_variables(text, masked)
                    + _includes(text, path, out_dir, headers, torch) + _restricted_pointers(masked))
     pieces, at = [], 0
     for begin, end, new in edits:
@@ -509,15 +584,22 @@ def translate(text, path, torch=False, out_dir=None, headers=None, header=False)
         at = end
     pieces.append(text[at:])
     where = os.path.abspath(path).replace("\\", "/").replace('"', '\\"')
+    # Half precision's device-only intrinsics, where the file speaks of it (their header costs every
+    # other file a fraction of a second).
+    half = "#include <cuguard/detail/emulation/half_intrinsics.hpp>\n" if _HALF.search(masked) else ""
     if header:
         return f"// generated by cuguard from {where}: its <<<>>> launches and extern __shared__ arrays for emulation\n" \
-               f"#line 1 \"{where}\"\n" + "".join(pieces)
+               f"{half}#line 1 \"{where}\"\n" + "".join(pieces)
     # (torch: ATen's CUDA host API with its CPU meaning, which includes the emulated runtime)
     prelude = "#include <cuguard/torch.hpp>\n#include <cuguard/detail/adapters/torch_cuda_host.hpp>\n" if torch \
         else "#include <cuguard/cuguard.hpp>\n#include <cuguard/emulated_runtime.hpp>\n"
-    prelude += "#include <cuguard/detail/runtime/chevron.hpp>\n"
+    prelude += "#include <cuguard/detail/runtime/chevron.hpp>\n" + half
     return f"// generated by cuguard from {where}: its <<<>>> launches and extern __shared__ arrays for emulation\n" \
            f"{prelude}#line 1 \"{where}\"\n" + "".join(pieces)
+
+
+_HALF = re.compile(r"(?i:half|bfloat16|fp16|bf16)|\b__h(?:fma|add|sub|mul|div|neg|abs|max|min)\w*|\bh2\w+"
+                   r"|\bh(?:sqrt|rsqrt|rcp|exp|log|sin|cos|floor|ceil|trunc|rint)\w*")
 
 
 def _write_if_changed(output, text):

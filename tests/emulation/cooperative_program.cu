@@ -1,6 +1,6 @@
 // A program written as NVIDIA's cooperative-groups samples write theirs (reduction,
 // reductionMultiBlockCG, warpAggregatedAtomicsCG, simpleCooperativeGroups, binaryPartitionCG):
-// tiles, cg::reduce and the scans, coalesced groups, dynamic tiles, partitions, memcpy_async, and
+// tiles (of one warp and of several), cg::reduce and the scans, coalesced groups, dynamic tiles, partitions, memcpy_async, and
 // a grid-wide sync in a cooperative launch. Built unchanged by cuguard_emulate (plain and
 // SANITIZE). `cooperative_program` checks its own results and prints PASSED; with an argument it
 // runs one planted bug: `tile_race` (a tile reads what another lane wrote without tile.sync()),
@@ -18,15 +18,7 @@
 
 namespace cg = cooperative_groups;
 
-#define CHECK(call)                                                                                   \
-  do {                                                                                                \
-    const cudaError_t e = (call);                                                                     \
-    if (e != cudaSuccess) {                                                                           \
-      std::fprintf(stderr, "CUDA error at %s:%d code=%d(%s) \"%s\"\n", __FILE__, __LINE__, static_cast<int>(e), \
-                   cudaGetErrorName(e), #call);                                                       \
-      std::exit(EXIT_FAILURE);                                                                        \
-    }                                                                                                 \
-  } while (0)
+#include "samples/check.h"
 
 // Sums `in` with a grid-stride loop, each tile of 32 reduced by cg::reduce and by shfl_down.
 __global__ void reduce_tiles(const int* in, int* out, int n) {
@@ -133,6 +125,27 @@ __global__ void tile_facts(const int* in, int* facts) {
   facts[at * 8 + 7] = staged[63 - at];
 }
 
+// reduction's multi_warp_cg_reduce: tiles of 64 threads (two warps) of a block of 256, through
+// shared memory across the tile's barrier, and its reduce, scan, shfl, any and all.
+__global__ void multi_warp_tiles(int* facts) {
+  __shared__ cg::block_tile_memory<256> scratch;
+  __shared__ int across[256];
+  cg::thread_block cta = cg::this_thread_block(scratch);
+  cg::thread_block_tile<64> tile = cg::tiled_partition<64>(cta);
+  const int r = static_cast<int>(tile.thread_rank());
+  across[cta.thread_rank()] = r;
+  tile.sync();
+  const int mirrored = across[cta.thread_rank() - r + (63 - r)]; // written by the other warp of the tile
+  const int* f = facts + cta.thread_rank() * 6;
+  int* out = const_cast<int*>(f);
+  out[0] = mirrored;
+  out[1] = cg::reduce(tile, r, cg::plus<int>());
+  out[2] = cg::exclusive_scan(tile, 1);
+  out[3] = tile.shfl(r * 10, 40);
+  out[4] = tile.any(r == 63) * 10 + tile.all(r < 63);
+  out[5] = static_cast<int>(tile.meta_group_rank() * 100 + tile.meta_group_size());
+}
+
 // Planted: lanes read their neighbour's element of shared memory, with no tile.sync() between.
 __global__ void tile_race(int* out) {
   __shared__ int values[32];
@@ -227,6 +240,18 @@ static bool check_groups(const int* d_in, const int* h_in, int n) {
          expect("binary_partition size", f[4], r % 3 == 0 ? 11 : 21) && expect("labeled_partition size", f[5], 8) &&
          expect("tile of 8", f[6], 800 + r / 8) && expect("memcpy_async", f[7], h_in[63 - t]);
   }
+  int* d_multi = nullptr;
+  CHECK(cudaMalloc(&d_multi, 256 * 6 * sizeof(int)));
+  multi_warp_tiles<<<1, 256>>>(d_multi);
+  int multi[256 * 6];
+  CHECK(cudaMemcpy(multi, d_multi, sizeof multi, cudaMemcpyDeviceToHost));
+  for (int t = 0; t < 256 && ok; ++t) {
+    const int r = t % 64, *f = multi + t * 6;
+    ok = expect("tile of 64: across its barrier", f[0], 63 - r) && expect("tile of 64: reduce", f[1], 63 * 64 / 2) &&
+         expect("tile of 64: exclusive_scan", f[2], r) && expect("tile of 64: shfl", f[3], 400) &&
+         expect("tile of 64: any, all", f[4], 10) && expect("tile of 64: meta group", f[5], t / 64 * 100 + 4);
+  }
+  CHECK(cudaFree(d_multi));
   std::free(h_out);
   CHECK(cudaFree(d_facts));
   CHECK(cudaFree(d_sums));

@@ -9,7 +9,12 @@
 #include <cooperative_groups/reduce.h>
 #include <cooperative_groups/scan.h>
 #include <cuda/ptx>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuguard/cuguard.hpp>
+#if CUGUARD_EMULATION // (what a translated .cu that speaks of half precision includes)
+#  include <cuguard/detail/emulation/half_intrinsics.hpp>
+#endif
 #include <doctest/doctest.h>
 
 #include <vector>
@@ -62,7 +67,36 @@ __global__ void groups(int* out) {
   }
 }
 
+// Half-precision intrinsics whose results are exact in either type.
+__global__ void halves(float* out) {
+  const __half2 f = __hfma2(__floats2half2_rn(1.5f, -1.0f), __floats2half2_rn(2.0f, 2.0f), __floats2half2_rn(0.25f, 0.5f));
+  out[0] = __low2float(f);
+  out[1] = __high2float(f);
+  out[2] = __half2float(hsqrt(__float2half(2.25f)));
+  out[3] = __half2float(hrcp(__float2half(4.0f)));
+  out[4] = __half2float(__hfma_sat(__float2half(0.75f), __float2half(2.0f), __float2half(0.0f)));
+  out[5] = __half2float(__hfma_relu(__float2half(-1.0f), __float2half(2.0f), __float2half(0.5f)));
+  const __half2 fl = h2floor(__floats2half2_rn(2.5f, -2.5f));
+  out[6] = __low2float(fl);
+  out[7] = __high2float(fl);
+  out[8] = __bfloat162float(__hfma(__float2bfloat16(1.5f), __float2bfloat16(2.0f), __float2bfloat16(0.25f)));
+  out[9] = __half2float(hexp(__float2half(0.0f)));
+}
+
 } // namespace intrinsics_tests
+
+TEST_CASE("half-precision fused multiply-adds and math functions") {
+  cuguard::device_buffer<float> d(10, "out");
+  cuguard::launch(intrinsics_tests::halves, 1, 1, d.data());
+  cuguard::check();
+  std::vector<float> v(10);
+  d.copy_to_host(v.data(), v.size());
+  const float want[10] = {3.25f, -1.5f, 1.5f, 0.25f, 1.0f, 0.0f, 2.0f, -3.0f, 3.25f, 1.0f};
+  for (int i = 0; i < 10; ++i) {
+    INFO("result " << i);
+    CHECK(v[static_cast<std::size_t>(i)] == want[i]);
+  }
+}
 
 TEST_CASE("the SIMD video intrinsics work lane by lane, as CUDA documents them") {
   cuguard::device_buffer<unsigned> d(16, "out");

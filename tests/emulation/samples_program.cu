@@ -1,6 +1,7 @@
 // A program written as NVIDIA's samples write theirs: helper_cuda.h-style error checks and
 // device choice, the occupancy API, symbols, host registration, stream callbacks, the integer
-// intrinsics and scoped atomics, a kernel with a default argument, a launch in a header. Built
+// intrinsics and scoped atomics, a kernel with a default argument, a launch in a header, a host
+// .cpp that defines its own umin and max. Built
 // unchanged by cuguard_emulate (plain and SANITIZE). `samples_program` checks its own results and
 // prints PASSED; `samples_program assert` fails a device assert(); `samples_program overrun`
 // stores one element past a cudaMalloc block.
@@ -14,15 +15,9 @@
 
 #include "samples/reverse.cuh"
 
-#define CHECK(call)                                                                                   \
-  do {                                                                                                \
-    const cudaError_t e = (call);                                                                     \
-    if (e != cudaSuccess) {                                                                           \
-      std::fprintf(stderr, "CUDA error at %s:%d code=%d(%s) \"%s\"\n", __FILE__, __LINE__, static_cast<int>(e), \
-                   cudaGetErrorName(e), #call);                                                       \
-      std::exit(EXIT_FAILURE);                                                                        \
-    }                                                                                                 \
-  } while (0)
+unsigned int host_helper(unsigned int a, unsigned int b); // samples/host_helpers.cpp
+
+#include "samples/check.h"
 
 __device__ int scale;
 __constant__ int offsets[4];
@@ -49,6 +44,16 @@ int pick_device() {
 __global__ void scaled(int* out, int n, int add = 7) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) out[i] = i * scale + offsets[i % 4] + add;
+}
+
+// Device code that nvcc's device pass selects with __CUDA_ARCH__ (the samples' reduction, simpleAWBarrier).
+#if __CUDA_ARCH__ >= 800
+__device__ int warp_total(int value) { return __reduce_add_sync(0xffffffffu, value); }
+#endif
+__global__ void arch_gated(int* out) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+  out[threadIdx.x] = warp_total(static_cast<int>(threadIdx.x));
+#endif
 }
 
 __global__ void counters(unsigned* c, const unsigned* bits, int* mapped) {
@@ -171,6 +176,11 @@ int main(int argc, char** argv) {
   reverse_blocks(d_in, d_rev, 2, 32);
   CHECK(cudaMemcpy(h_rev, d_rev, sizeof h_rev, cudaMemcpyDeviceToHost));
   for (int i = 0; i < 64; ++i) ok = ok && h_rev[i] == (i / 32) * 32 + 31 - i % 32;
+
+  arch_gated<<<1, 32>>>(d_rev);
+  CHECK(cudaMemcpy(h_rev, d_rev, 32 * sizeof(int), cudaMemcpyDeviceToHost));
+  for (int i = 0; i < 32; ++i) ok = ok && h_rev[i] == 31 * 32 / 2;
+  ok = ok && host_helper(3u, 8u) == 11u; // samples/host_helpers.cpp: a host source with its own umin and max
 
   CHECK(cudaProfilerStop());
   for (void* p : {static_cast<void*>(d_out), static_cast<void*>(d_counters), static_cast<void*>(d_bits),

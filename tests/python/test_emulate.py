@@ -90,6 +90,8 @@ def test_extern_shared_becomes_dynamic_shared_memory():
     assert "unsigned char* const smem = ::cuguard::dynamic_shared<unsigned char>();" in inside
     outside = body("namespace a {\nextern __shared__ float tile[];\n}\n")
     assert "static ::cuguard::detail::dynamic_shared_array<float> tile;" in outside
+    after_type = body("__device__ void f() {\n  extern double __shared__ sdata[];\n}\n")  # the samples' order
+    assert "double* const sdata = ::cuguard::dynamic_shared<double>();" in after_type
 
 
 def test_each_shared_variable_is_listed_by_name_on_its_line():
@@ -156,3 +158,29 @@ def test_launches_by_address_of_a_template_instance_name_its_parameters():
     assert lines[3] == "      g, b, args);"
     assert lines[4] == "  cudaLaunchKernel((void*)plain, g, b, args, 0, s);"  # registered where it is defined
     assert lines[5] == "  cudaLaunchKernel(fn, g, b, args, 0, s);"
+
+
+def test_half_precision_intrinsics_are_included_where_the_file_speaks_of_half():
+    half = "#include <cuguard/detail/emulation/half_intrinsics.hpp>\n"
+    assert half in emulate.translate("__global__ void k(__half2* p) { p[0] = __hfma2(p[0], p[1], p[2]); }\n", "/src/k.cu")
+    assert half in emulate.translate("AT_DISPATCH_FLOATING_TYPES_AND_HALF(t, \"k\", [&] {});\n", "/src/k.cu")
+    assert half not in emulate.translate("__host__ __device__ float f(float x) { return x; }\n", "/src/k.cu")
+
+
+def test_cuda_arch_selects_device_code_in_device_functions_and_device_only_regions():
+    text = ("#if __CUDA_ARCH__ >= 800\n"
+            "template <> __device__ int f<int>(int x) { return x; }\n"
+            "#endif\n"
+            "__global__ void k(int* p) {\n"
+            "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700\n"
+            "  p[0] = 1;\n"
+            "#endif\n"
+            "}\n"
+            "__host__ __device__ int g() {\n"
+            "#ifdef __CUDA_ARCH__\n  return 1;\n#else\n  return 0;\n#endif\n}\n"
+            "#ifndef __CUDA_ARCH__\nvoid host_only() {}\n#endif\n")
+    lines = body(text).splitlines()
+    assert lines[0] == "#if CUGUARD_DEVICE_CUDA_ARCH >= 800"
+    assert lines[4] == "#if defined(CUGUARD_DEVICE_CUDA_ARCH) && CUGUARD_DEVICE_CUDA_ARCH >= 700"
+    assert lines[9] == "#ifdef __CUDA_ARCH__"  # host and device: the host's branch
+    assert lines[15] == "#ifndef __CUDA_ARCH__"  # host code

@@ -57,6 +57,10 @@ struct warp_call {
 /// the lanes that wait there with it).
 inline constexpr const char converge_call[] = "coalesced_threads";
 
+/// The call name of a thread waiting at the barrier of a tile of several warps (its mask: the
+/// tile's size, a power of 2; the tile: the threads from its thread's number rounded down to it).
+inline constexpr const char tile_call[] = "thread_block_tile::sync";
+
 /// The first problem of a grid with a warp-synchronous call (__syncwarp(mask), the *_sync
 /// intrinsics), as compute-sanitizer's synccheck names them: a lane whose own bit is not in its
 /// mask; a lane the mask names that has not exited and never calls with that mask, since it waits
@@ -97,7 +101,7 @@ inline unsigned warp_group(const fiber* warp, unsigned lanes, unsigned l) {
 /// waiting lane's group anyway, noting the lane that waits elsewhere. True if one opened.
 inline bool release_warp(fiber* warp, unsigned lanes, bool force, uint3 block, warp_problem& problem) {
   for (unsigned l = 0; l < lanes; ++l) {
-    if (warp[l].st != fiber_state::at_warp_barrier) continue;
+    if (warp[l].st != fiber_state::at_warp_barrier || warp[l].call == tile_call) continue;
     if (warp[l].call == converge_call) {
       // No thread of the block can go on: the lanes at this coalesced_threads() are those a GPU
       // runs there together. Each gets their mask.
@@ -127,6 +131,32 @@ inline bool release_warp(fiber* warp, unsigned lanes, bool force, uint3 block, w
   return false;
 }
 
+/// Opens the first barrier of a tile of several warps at which every thread of the tile that has
+/// not exited waits; with `force`, the first one any thread waits at, noting a thread of the
+/// tile that waits elsewhere. True if one opened.
+inline bool release_tile(fiber* fibers, unsigned threads, bool force, uint3 block, warp_problem& problem) {
+  for (unsigned t = 0; t < threads; ++t) {
+    const fiber& f = fibers[t];
+    if (f.st != fiber_state::at_warp_barrier || f.call != tile_call) continue;
+    const unsigned base = t - t % f.mask, end = base + f.mask < threads ? base + f.mask : threads;
+    int elsewhere = -1;
+    for (unsigned k = base; k < end && elsewhere < 0; ++k)
+      if (fibers[k].st != fiber_state::done &&
+          (fibers[k].st != fiber_state::at_warp_barrier || fibers[k].call != tile_call || fibers[k].mask != f.mask))
+        elsewhere = static_cast<int>(k);
+    if (elsewhere >= 0 && !force) {
+      t = end - 1;
+      continue;
+    }
+    if (elsewhere >= 0) note_warp_problem(problem, warp_problem::what::different_barriers, block, f, fibers[elsewhere]);
+    for (unsigned k = base; k < end; ++k)
+      if (fibers[k].st == fiber_state::at_warp_barrier && fibers[k].call == tile_call && fibers[k].mask == f.mask)
+        fibers[k].st = fiber_state::ready;
+    return true;
+  }
+  return false;
+}
+
 /// Opens the warp barriers whose groups are complete (release_warp) where the block barrier
 /// cannot open (some live thread of `fibers` does not wait at it: the runner opens it when all
 /// do), telling `races` what opened; where none can open but lanes wait at a warp barrier, the
@@ -135,6 +165,10 @@ inline bool release_warp(fiber* warp, unsigned lanes, bool force, uint3 block, w
 inline void release_warp_barriers(fiber* fibers, unsigned threads, uint3 block, warp_problem& warp_found,
                                   race_detector& races) {
   for (const bool force : {false, true}) {
+    if (release_tile(fibers, threads, force, block, warp_found)) {
+      races.block_barrier(); // (orders the tile's threads, and more: a race across it goes unseen)
+      return;
+    }
     bool released = false;
     for (unsigned base = 0; base < threads; base += 32) {
       const unsigned lanes = threads - base < 32 ? threads - base : 32;

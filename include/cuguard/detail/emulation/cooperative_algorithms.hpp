@@ -43,21 +43,33 @@ struct bit_xor {
 };
 
 namespace details {
-/// Folds with `op`, in rank order, the values of the lanes of `group` up to `last` (a lane
-/// number: 31 every lane, -1 none, the caller's own for an inclusive scan) that live; `first`
-/// false: none was folded (the result is then `R{}`).
+/// Folds with `op`, in rank order, the values of the threads of `group` of rank up to `last`
+/// (-1: none) that have not exited; where none was folded the result is `R{}`. A tile of several
+/// warps gathers across them (grid_runner::tile_gather), any other group across its warp's lanes.
 template <class R, class Group, class T, class Op>
-R fold(const Group& group, const T& value, Op& op, int last, const char* name, CUGUARD_IMPL_CG_CALLER) {
-  const unsigned mask = group._cuguard_lanes();
+R fold(const Group& group, const T& value, Op& op, long long last, const char* name, CUGUARD_IMPL_CG_CALLER) {
   R out{};
   bool first = true;
-  engine::runner().gather(reinterpret_cast<std::uintptr_t>(&value), engine::warp_call{mask, {CUGUARD_IMPL_CG_SITE}, name},
+  const auto take = [&](long long rank, std::uint64_t word) {
+    if (rank > last) return;
+    const T& v = *reinterpret_cast<const T*>(static_cast<std::uintptr_t>(word));
+    out = first ? static_cast<R>(v) : static_cast<R>(op(out, v));
+    first = false;
+  };
+  const std::uint64_t mine = reinterpret_cast<std::uintptr_t>(&value);
+  if (group._cuguard_span() != 0) {
+    engine::runner().tile_gather(mine, group._cuguard_span(), {CUGUARD_IMPL_CG_SITE},
+                                 [&](unsigned k, std::uint64_t word) { take(k, word); });
+    return out;
+  }
+  const unsigned mask = group._cuguard_lanes();
+  engine::runner().gather(mine, engine::warp_call{mask, {CUGUARD_IMPL_CG_SITE}, name},
                           [&](unsigned live, const std::uint64_t* words) {
-                            for (int l = 0; l <= last; ++l) {
-                              if ((live >> l & 1u) == 0) continue;
-                              const T& v = *reinterpret_cast<const T*>(static_cast<std::uintptr_t>(words[l]));
-                              out = first ? static_cast<R>(v) : static_cast<R>(op(out, v));
-                              first = false;
+                            long long rank = 0;
+                            for (unsigned l = 0; l < 32; ++l) {
+                              if ((mask >> l & 1u) == 0) continue;
+                              if (live >> l & 1u) take(rank, words[l]);
+                              ++rank;
                             }
                           });
   return out;
@@ -70,8 +82,8 @@ using plain = std::remove_cv_t<std::remove_reference_t<T>>;
 template <class Group, class T, class Op>
 auto reduce(const Group& group, T&& value, Op&& op, CUGUARD_IMPL_CG_CALLER) -> decltype(op(value, value)) {
   const details::plain<T> mine = value;
-  return details::fold<details::plain<decltype(op(value, value))>>(group, mine, op, 31, "cooperative_groups::reduce",
-                                                                   CUGUARD_IMPL_CG_SITE);
+  return details::fold<details::plain<decltype(op(value, value))>>(group, mine, op, 1ll << 40,
+                                                                   "cooperative_groups::reduce", CUGUARD_IMPL_CG_SITE);
 }
 /// `op` of the values of the lanes of rank up to the caller's (inclusive) or below it (exclusive:
 /// rank 0 gets a value-initialized result, as CUDA's).
@@ -79,7 +91,8 @@ template <class Group, class T, class Op>
 auto inclusive_scan(const Group& group, T&& value, Op&& op, CUGUARD_IMPL_CG_CALLER) -> decltype(op(value, value)) {
   const details::plain<T> mine = value;
   return details::fold<details::plain<decltype(op(value, value))>>(
-      group, mine, op, static_cast<int>(details::lane()), "cooperative_groups::inclusive_scan", CUGUARD_IMPL_CG_SITE);
+      group, mine, op, static_cast<long long>(group.thread_rank()), "cooperative_groups::inclusive_scan",
+      CUGUARD_IMPL_CG_SITE);
 }
 template <class Group, class T>
 details::plain<T> inclusive_scan(const Group& group, T&& value, CUGUARD_IMPL_CG_CALLER) {
@@ -89,7 +102,8 @@ template <class Group, class T, class Op>
 auto exclusive_scan(const Group& group, T&& value, Op&& op, CUGUARD_IMPL_CG_CALLER) -> decltype(op(value, value)) {
   const details::plain<T> mine = value;
   return details::fold<details::plain<decltype(op(value, value))>>(
-      group, mine, op, static_cast<int>(details::lane()) - 1, "cooperative_groups::exclusive_scan", CUGUARD_IMPL_CG_SITE);
+      group, mine, op, static_cast<long long>(group.thread_rank()) - 1, "cooperative_groups::exclusive_scan",
+      CUGUARD_IMPL_CG_SITE);
 }
 template <class Group, class T>
 details::plain<T> exclusive_scan(const Group& group, T&& value, CUGUARD_IMPL_CG_CALLER) {

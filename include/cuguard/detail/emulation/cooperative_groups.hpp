@@ -136,6 +136,7 @@ class thread_group {
   unsigned long long size() const { return size_; }
   unsigned long long num_threads() const { return size_; }
   unsigned long long thread_rank() const {
+    if (span_ != 0) return details::block_rank() % span_;
     if (type_ == details::grid_group_id)
       return (blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * static_cast<unsigned long long>(blockIdx.z))) *
                  details::block_size() + details::block_rank();
@@ -145,11 +146,15 @@ class thread_group {
   unsigned int get_type() const { return type_; }
   /// The lanes of the caller's warp in the group (a tile or coalesced group; cuguard's).
   unsigned _cuguard_lanes() const { return mask_; }
+  /// The size of a tile of several warps (0: the group is not one; cuguard's).
+  unsigned _cuguard_span() const { return span_; }
 
  protected:
-  thread_group(unsigned type, unsigned long long size, unsigned mask) : type_(type), mask_(mask), size_(size) {}
+  thread_group(unsigned type, unsigned long long size, unsigned mask, unsigned span = 0)
+      : type_(type), mask_(mask), span_(span), size_(size) {}
   unsigned type_;
   unsigned mask_;
+  unsigned span_;
   unsigned long long size_;
 };
 
@@ -168,6 +173,13 @@ class thread_block : public thread_group {
   static dim3 dim_threads() { return blockDim; }
 };
 inline thread_block this_thread_block() { return thread_block(); }
+/// The scratch a GPU's tiles of several warps keep in shared memory (none is needed here).
+template <unsigned MaxBlockSize = 1024>
+struct block_tile_memory {};
+template <unsigned MaxBlockSize>
+thread_block this_thread_block(block_tile_memory<MaxBlockSize>&) {
+  return thread_block();
+}
 
 /// Every thread of a cooperative launch (cudaLaunchCooperativeKernel): this_grid().
 class grid_group : public thread_group {
@@ -266,30 +278,92 @@ inline coalesced_group coalesced_threads(CUGUARD_IMPL_CG_CALLER) {
 template <unsigned Size, class Parent = void>
 class thread_block_tile;
 
-/// A tile of `Size` consecutive threads of the block (a power of 2, at most 32): tiled_partition<Size>.
+/// A tile of `Size` consecutive threads of the block (a power of 2 up to 1024): tiled_partition<Size>.
+/// One of several warps (more than 32: its parent a block_tile_memory's this_thread_block(), or
+/// any block here) has sync, shfl, any and all, as CUDA's.
 template <unsigned Size>
 class thread_block_tile<Size, void> : public thread_group {
-  static_assert(Size != 0 && Size <= 32 && (Size & (Size - 1)) == 0,
-                "cuguard emulation: thread_block_tile<Size>: Size must be a power of 2 from 1 to 32 (tiles of "
-                "several warps are not emulated)");
+  static_assert(Size != 0 && Size <= 1024 && (Size & (Size - 1)) == 0,
+                "thread_block_tile<Size>: Size must be a power of 2 from 1 to 1024");
+  static constexpr bool multi_warp = Size > 32;
+  template <class T>
+  using warp_only = std::enable_if_t<sizeof(T) != 0 && !multi_warp, T>;
 
  public:
   static constexpr unsigned _group_id = details::coalesced_group_id;
   explicit thread_block_tile(unsigned meta_rank = 0, unsigned meta_size = 1)
-      : thread_group(details::coalesced_group_id, Size, details::tile_mask(Size)), meta_rank_(meta_rank),
-        meta_size_(meta_size) {}
+      : thread_group(details::coalesced_group_id, Size, multi_warp ? ~0u : details::tile_mask(Size), multi_warp ? Size : 0),
+        meta_rank_(meta_rank), meta_size_(meta_size) {}
   static constexpr unsigned size() { return Size; }
   static constexpr unsigned num_threads() { return Size; }
-  static unsigned thread_rank() { return details::lane() % Size; }
+  static unsigned thread_rank() { return details::block_rank() % Size; }
   unsigned meta_group_rank() const { return meta_rank_; }
   unsigned meta_group_size() const { return meta_size_; }
-  CUGUARD_IMPL_CG_LANE_OPS
+  void sync(CUGUARD_IMPL_CG_CALLER) const {
+    if constexpr (multi_warp)
+      details::engine::runner().tile_barrier(Size, {CUGUARD_IMPL_CG_SITE});
+    else
+      details::lanes_ops::sync(mask_, CUGUARD_IMPL_CG_SITE);
+  }
   template <class T>
-  T shfl_xor(T v, unsigned bits, CUGUARD_IMPL_CG_CALLER) const {
+  T shfl(T v, unsigned src, CUGUARD_IMPL_CG_CALLER) const {
+    if constexpr (multi_warp) {
+      T out = v;
+      details::engine::runner().tile_gather(reinterpret_cast<std::uintptr_t>(&v), Size, {CUGUARD_IMPL_CG_SITE},
+                                            [&](unsigned k, std::uint64_t word) {
+                                              if (k == src % Size) std::memcpy(static_cast<void*>(&out), reinterpret_cast<const void*>(static_cast<std::uintptr_t>(word)), sizeof(T));
+                                            });
+      return out;
+    } else {
+      return details::lanes_ops::shfl(mask_, v, src, CUGUARD_IMPL_CG_SITE);
+    }
+  }
+  int any(int p, CUGUARD_IMPL_CG_CALLER) const { return vote(p, CUGUARD_IMPL_CG_SITE) != 0; }
+  int all(int p, CUGUARD_IMPL_CG_CALLER) const { return vote(p, CUGUARD_IMPL_CG_SITE) == Size; }
+  template <class T>
+  warp_only<T> shfl_down(T v, unsigned delta, CUGUARD_IMPL_CG_CALLER) const {
+    return details::lanes_ops::shfl_down(mask_, v, delta, CUGUARD_IMPL_CG_SITE);
+  }
+  template <class T>
+  warp_only<T> shfl_up(T v, unsigned delta, CUGUARD_IMPL_CG_CALLER) const {
+    return details::lanes_ops::shfl_up(mask_, v, delta, CUGUARD_IMPL_CG_SITE);
+  }
+  template <class T>
+  warp_only<T> shfl_xor(T v, unsigned bits, CUGUARD_IMPL_CG_CALLER) const {
     return details::lanes_ops::shfl_xor(mask_, v, bits, CUGUARD_IMPL_CG_SITE);
+  }
+  template <class T = unsigned>
+  warp_only<T> ballot(int p, CUGUARD_IMPL_CG_CALLER) const {
+    return details::lanes_ops::ballot(mask_, p, CUGUARD_IMPL_CG_SITE);
+  }
+  template <class T>
+  std::enable_if_t<sizeof(T) != 0 && !multi_warp, unsigned> match_any(T v, CUGUARD_IMPL_CG_CALLER) const {
+    return details::lanes_ops::match(mask_, v, nullptr, CUGUARD_IMPL_CG_SITE);
+  }
+  template <class T>
+  std::enable_if_t<sizeof(T) != 0 && !multi_warp, unsigned> match_all(T v, int& pred, CUGUARD_IMPL_CG_CALLER) const {
+    bool all_same = false;
+    const unsigned m = details::lanes_ops::match(mask_, v, &all_same, CUGUARD_IMPL_CG_SITE);
+    pred = all_same ? 1 : 0;
+    return all_same ? m : 0u;
   }
 
  private:
+  // How many of the tile's threads (of those that exist and have not exited: all, on a GPU) hold `p`.
+  unsigned vote(int p, CUGUARD_IMPL_CG_CALLER) const {
+    if constexpr (multi_warp) {
+      unsigned yes = 0, live = 0;
+      details::engine::runner().tile_gather(p != 0 ? 1u : 0u, Size, {CUGUARD_IMPL_CG_SITE}, [&](unsigned, std::uint64_t word) {
+        ++live;
+        yes += static_cast<unsigned>(word);
+      });
+      return yes == live ? Size : yes;
+    } else {
+      const unsigned live_lanes = static_cast<unsigned>(__builtin_popcount(::__activemask() & mask_));
+      const unsigned yes = static_cast<unsigned>(__builtin_popcount(::__ballot_sync(mask_, p, CUGUARD_IMPL_CG_SITE)));
+      return yes == live_lanes ? Size : yes;
+    }
+  }
   unsigned meta_rank_, meta_size_;
 };
 /// The same tile, its parent's type kept (tiled_partition<Size>(parent) returns it).
@@ -346,6 +420,7 @@ inline thread_block_tile<1, void> this_thread() { return thread_block_tile<1, vo
 inline void thread_group::sync(const char* file, const char* function, unsigned line) const {
   if (type_ == details::thread_block_id) return thread_block::sync(CUGUARD_IMPL_CG_SITE);
   if (type_ == details::grid_group_id) return grid_group::sync(CUGUARD_IMPL_CG_SITE);
+  if (span_ != 0) return details::engine::runner().tile_barrier(span_, {CUGUARD_IMPL_CG_SITE});
   details::lanes_ops::sync(mask_, CUGUARD_IMPL_CG_SITE);
 }
 template <class Group>

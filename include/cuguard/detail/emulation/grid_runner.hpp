@@ -136,6 +136,12 @@ class grid_runner {
   /// coalesced_threads() at `site`: waits until no thread of the block can go on, and returns the
   /// lanes of its warp that wait at the same call then (release_warp).
   inline unsigned converge(const barrier_site& site);
+  /// The barrier of the running thread's tile of `span` threads (a power of 2 above 32).
+  inline void tile_barrier(unsigned span, const barrier_site& site);
+  /// Every thread of the running thread's tile of `span` threads deposits `bits`; `read(k, word)`
+  /// then reads each word of a thread k of the tile (its rank) that has not exited, in rank order.
+  template <class Read>
+  void tile_gather(std::uint64_t bits, unsigned span, const barrier_site& site, Read&& read);
   /// Lanes of this warp that have not exited.
   inline unsigned active_mask();
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // grid_runner's warp-wide operations, defined: the warp barrier, shuffles, ballots, the gather
-// of every lane's word (cooperative groups' reduce and scan), and coalesced_threads()'s wait for
-// the lanes that run a call together.
+// of every lane's word (cooperative groups' reduce and scan), coalesced_threads()'s wait for the
+// lanes that run a call together, and the barrier and gather of a tile of several warps.
 #pragma once
 // Part of <cuguard/detail/emulation/grid_runner.hpp>, which includes it after the class.
 
@@ -41,6 +41,21 @@ inline unsigned grid_runner::converge(const barrier_site& site) {
   f.call = converge_call;
   wait(fiber_state::at_warp_barrier);
   return fibers_[current_].mask;
+}
+
+inline void grid_runner::tile_barrier(unsigned span, const barrier_site& site) {
+  fibers_in_order();
+  fiber& f = fibers_[current_];
+  f.mask = span;
+  f.site = site;
+  f.call = tile_call;
+  wait(fiber_state::at_warp_barrier);
+}
+
+template <class Read>
+void grid_runner::tile_gather(std::uint64_t bits, unsigned span, const barrier_site& site, Read&& read) {
+  fibers_in_order();
+  lanes_.tile_gather(fibers_.data(), threads_, current_, bits, span, [&] { tile_barrier(span, site); }, read);
 }
 
 inline unsigned grid_runner::active_mask() {

@@ -76,12 +76,14 @@ inline unsigned int __sad(int x, int y, unsigned int z) {
   return z + static_cast<unsigned>(x > y ? static_cast<long long>(x) - y : static_cast<long long>(y) - x);
 }
 inline unsigned int __usad(unsigned int x, unsigned int y, unsigned int z) { return z + (x > y ? x - y : y - x); }
+#if !defined(CUGUARD_IMPL_HOST_SOURCE) // (not in a host .cpp of an emulated target: cuguardEmulate.cmake)
 inline unsigned int umin(unsigned int a, unsigned int b) { return b < a ? b : a; }
 inline unsigned int umax(unsigned int a, unsigned int b) { return a < b ? b : a; }
 inline long long llmin(long long a, long long b) { return b < a ? b : a; }
 inline long long llmax(long long a, long long b) { return a < b ? b : a; }
 inline unsigned long long ullmin(unsigned long long a, unsigned long long b) { return b < a ? b : a; }
 inline unsigned long long ullmax(unsigned long long a, unsigned long long b) { return a < b ? b : a; }
+#endif
 /// Waits about `ns` nanoseconds as a GPU may (any time up to about twice that): here the OS
 /// thread yields.
 inline void __nanosleep(unsigned int ns) {

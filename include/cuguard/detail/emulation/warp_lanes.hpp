@@ -67,6 +67,19 @@ class warp_lanes {
     wait();
   }
 
+  /// gather() for the tile of `span` threads that thread `t` is in: `read(k, word)` for each of
+  /// its threads k (rank in the tile) that exists and has not exited.
+  template <class Wait, class Read>
+  void tile_gather(const fiber* fibers, unsigned threads, unsigned t, std::uint64_t bits, unsigned span, Wait&& wait,
+                   Read&& read) {
+    words_[t] = bits;
+    wait();
+    const unsigned base = t - t % span;
+    for (unsigned k = base; k < base + span && k < threads; ++k)
+      if (fibers[k].st != fiber_state::done) read(k - base, words_[k]);
+    wait();
+  }
+
   /// Thread `t` makes the warp-synchronous call `call` (its mask, site and name, kept for the
   /// barrier): true where it then waits, false where it waits for nothing, since its own lane is
   /// not in the mask (noted in `problem`, with the block's blockIdx `block`).
