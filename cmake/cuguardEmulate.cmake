@@ -31,6 +31,31 @@ else()
   set_property(GLOBAL PROPERTY CUGUARD_IMPL_EMULATE_SCRIPT "${CMAKE_CURRENT_LIST_DIR}/../python/cuguard/emulate.py")
 endif()
 
+# The folder of CUB's translated headers, made once a configuration (empty where the toolkit has
+# no CUB): `out` names it.
+function(cuguard_impl_cccl_shadow out)
+  get_property(done GLOBAL PROPERTY CUGUARD_IMPL_CCCL_SHADOW SET)
+  if(NOT done)
+    find_path(CUGUARD_CUB_INCLUDE_DIR cub/cub.cuh HINTS "${CUDAToolkit_INCLUDE_DIRS}/cccl" ${CUDAToolkit_INCLUDE_DIRS}
+              NO_DEFAULT_PATH)
+    set(shadow "")
+    find_package(Python3 COMPONENTS Interpreter QUIET)
+    if(CUGUARD_CUB_INCLUDE_DIR AND Python3_Interpreter_FOUND)
+      set(shadow "${CMAKE_BINARY_DIR}/cuguard_cccl")
+      get_property(script GLOBAL PROPERTY CUGUARD_IMPL_EMULATE_SCRIPT)
+      execute_process(COMMAND "${Python3_EXECUTABLE}" "${script}" --cccl "${CUGUARD_CUB_INCLUDE_DIR}" "${shadow}"
+                      RESULT_VARIABLE rc)
+      if(NOT rc EQUAL 0)
+        message(WARNING "cuguard_emulate: CUB's headers were not translated (${rc}): CUB's primitives will not build")
+        set(shadow "")
+      endif()
+    endif()
+    set_property(GLOBAL PROPERTY CUGUARD_IMPL_CCCL_SHADOW "${shadow}")
+  endif()
+  get_property(shadow GLOBAL PROPERTY CUGUARD_IMPL_CCCL_SHADOW)
+  set(${out} "${shadow}" PARENT_SCOPE)
+endfunction()
+
 function(cuguard_emulate target)
   cmake_parse_arguments(PARSE_ARGV 1 arg "SANITIZE" "" "")
   if(arg_UNPARSED_ARGUMENTS)
@@ -82,6 +107,18 @@ function(cuguard_emulate target)
     set_property(TARGET ${target} APPEND PROPERTY INTERFACE_LINK_LIBRARIES cuguard::emulation)
   endif()
   target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CXX>:SHELL:-include cuguard/emulated_runtime.hpp>")
+  cuguard_impl_cccl_shadow(shadow)
+  if(shadow)
+    # CUB's headers that hold inline PTX, translated for the host compiler (emulate.py --cccl),
+    # found before the toolkit's; and GCC's "changes meaning" rule, which CUB's headers break and
+    # nvcc's host pass never sees, a warning.
+    target_include_directories(${target} BEFORE PRIVATE "${shadow}")
+    if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
+      target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CXX>:-fpermissive>")
+    elseif(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+      target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CXX>:-Wno-changes-meaning>")
+    endif()
+  endif()
   if(arg_SANITIZE)
     # UBSan's checks of what compute-sanitizer finds too (misaligned, null and out-of-bounds
     # accesses), not those of C++ rules a GPU does not enforce (signed overflow wraps there).

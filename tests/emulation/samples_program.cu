@@ -1,7 +1,7 @@
 // A program written as NVIDIA's samples write theirs: helper_cuda.h-style error checks and
 // device choice, the occupancy API, symbols, host registration, stream callbacks, the integer
 // intrinsics and scoped atomics, a kernel with a default argument, a launch in a header, a host
-// .cpp that defines its own umin and max. Built
+// .cpp that defines its own umin and max, inline PTX. Built
 // unchanged by cuguard_emulate (plain and SANITIZE). `samples_program` checks its own results and
 // prints PASSED; `samples_program assert` fails a device assert(); `samples_program overrun`
 // stores one element past a cudaMalloc block.
@@ -54,6 +54,17 @@ __global__ void arch_gated(int* out) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
   out[threadIdx.x] = warp_total(static_cast<int>(threadIdx.x));
 #endif
+}
+
+// Inline PTX, as the inlinePTX sample writes it: the lane, a shuffle with its predicate, a bit field.
+__global__ void inline_ptx(unsigned* out) {
+  unsigned lane, down, in_range, field;
+  asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+  asm volatile("{\n .reg .pred p;\n shfl.sync.down.b32 %0|p, %2, 4, 0x1f, 0xffffffff;\n selp.u32 %1, 1, 0, p;\n}"
+               : "=r"(down), "=r"(in_range)
+               : "r"(lane * 10));
+  asm("bfe.u32 %0, %1, 4, 8;" : "=r"(field) : "r"(0xabcdu));
+  out[threadIdx.x] = lane * 1000000 + down * 1000 + in_range * 100 + (field == 0xbcu ? 1 : 0);
 }
 
 __global__ void counters(unsigned* c, const unsigned* bits, int* mapped) {
@@ -177,6 +188,16 @@ int main(int argc, char** argv) {
   CHECK(cudaMemcpy(h_rev, d_rev, sizeof h_rev, cudaMemcpyDeviceToHost));
   for (int i = 0; i < 64; ++i) ok = ok && h_rev[i] == (i / 32) * 32 + 31 - i % 32;
 
+  unsigned* d_ptx = nullptr;
+  CHECK(cudaMalloc(&d_ptx, 64 * sizeof(unsigned)));
+  inline_ptx<<<1, 64>>>(d_ptx);
+  unsigned h_ptx[64];
+  CHECK(cudaMemcpy(h_ptx, d_ptx, sizeof h_ptx, cudaMemcpyDeviceToHost));
+  for (unsigned t = 0; t < 64; ++t) {
+    const unsigned lane = t % 32, from = lane + 4 < 32 ? lane + 4 : lane;
+    ok = ok && h_ptx[t] == lane * 1000000 + from * 10 * 1000 + (lane + 4 < 32 ? 100u : 0u) + 1u;
+  }
+  CHECK(cudaFree(d_ptx));
   arch_gated<<<1, 32>>>(d_rev);
   CHECK(cudaMemcpy(h_rev, d_rev, 32 * sizeof(int), cudaMemcpyDeviceToHost));
   for (int i = 0; i < 32; ++i) ok = ok && h_rev[i] == 31 * 32 / 2;

@@ -184,3 +184,28 @@ def test_cuda_arch_selects_device_code_in_device_functions_and_device_only_regio
     assert lines[4] == "#if defined(CUGUARD_DEVICE_CUDA_ARCH) && CUGUARD_DEVICE_CUDA_ARCH >= 700"
     assert lines[9] == "#ifdef __CUDA_ARCH__"  # host and device: the host's branch
     assert lines[15] == "#ifndef __CUDA_ARCH__"  # host code
+
+
+def test_inline_ptx_becomes_a_call_of_the_interpreter_in_sources_and_cub_headers():
+    text = ("__device__ unsigned f(unsigned x, const unsigned* p) {\n"
+            "  unsigned r;\n"
+            "  asm volatile(\"{ .reg .pred q; shfl.sync.down.b32 %0|q, %1, 1, 0x1f, -1; }\"\n"
+            "               : \"=r\"(r) : \"r\"(x) : \"memory\");\n"
+            "  asm(\"ld.global.nc.u32 %0, [%1];\" : \"=r\"(r) : \"l\"(p));\n"
+            "  asm volatile(\"exit;\" ::: \"memory\");\n"
+            "  return ns::g(r);\n}\n")
+    out = emulate.translate(text, "/src/k.cu")
+    assert emulate.PTX_INTERPRETER in out
+    lines = out.split('#line 1 "/src/k.cu"\n')[1].splitlines()
+    run = "::cuguard::detail::ptx::run(__FILE__, __LINE__, "
+    assert lines[2] == "  " + run + "\"{ .reg .pred q; shfl.sync.down.b32 %0|q, %1, 1, 0x1f, -1; }\""
+    assert lines[3] == ('               ,  ::cuguard::detail::ptx::operand("=r", r) ,  '
+                        '::cuguard::detail::ptx::operand("r", x) ,  "memory");')
+    assert lines[4] == ("  " + run + '"ld.global.nc.u32 %0, [%1];" ,  ::cuguard::detail::ptx::operand("=r", r) ,  '
+                        '::cuguard::detail::ptx::operand("l", p));')
+    assert lines[5] == "  " + run + '"exit;" ,  "memory");'
+    assert lines[6] == "  return ns::g(r);"
+    header = emulate.translate_ptx('#define LOAD(m) asm volatile("ld." #m ".u32 %0, [%1];" : "=r"(v) : "l"(p));\n')
+    assert header == emulate.PTX_INTERPRETER + ('#define LOAD(m) ' + run + '"ld." #m ".u32 %0, [%1];" ,  '
+                                                '::cuguard::detail::ptx::operand("=r", v) ,  '
+                                                '::cuguard::detail::ptx::operand("l", p));\n')

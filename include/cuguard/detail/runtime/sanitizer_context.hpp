@@ -14,6 +14,8 @@
 #include <cuguard/detail/runtime/leak_check.hpp>
 #include <cuguard/detail/report/text.hpp>
 
+#include <dlfcn.h>
+
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -107,4 +109,24 @@ extern "C" __attribute__((weak)) const char* __asan_default_options() {
 extern "C" __attribute__((weak)) void __ubsan_on_report() {
   ::cuguard::detail::emulated_runtime::count_error();
   ::cuguard::detail::emulated_runtime::print_cuda_context(0, "the report below");
+}
+
+/// UndefinedBehaviorSanitizer's handler of its alignment and null checks, in front of UBSan's own:
+/// a reference bound, or a member named, through a misaligned pointer is no access, and a GPU
+/// does not fault on it (CUB binds its 32-byte-aligned temporary storage to 16-byte words), so
+/// only loads and stores, and null pointers, reach UBSan's report, as compute-sanitizer reports
+/// misaligned accesses alone. (A weak definition: a program's own comes first.)
+extern "C" __attribute__((weak)) void __ubsan_handle_type_mismatch_v1(void* data, void* pointer) {
+  struct mismatch {
+    const char* file;
+    unsigned line, column;
+    const void* type;
+    unsigned char log_alignment;
+    unsigned char kind; // 0 load, 1 store, 2 reference binding, 3 member access, 4 member call, 5 constructor call
+  };
+  const unsigned char kind = static_cast<const mismatch*>(data)->kind;
+  if (pointer != nullptr && kind >= 2 && kind <= 5) return;
+  using handler = void (*)(void*, void*);
+  static const handler ubsan = reinterpret_cast<handler>(::dlsym(RTLD_NEXT, "__ubsan_handle_type_mismatch_v1"));
+  if (ubsan != nullptr) ubsan(data, pointer);
 }
