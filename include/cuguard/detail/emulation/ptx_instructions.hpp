@@ -46,41 +46,65 @@ inline std::uint64_t from_float(double d, unsigned bits) {
   return w;
 }
 
-inline void interpreter::execute(const std::string& statement) {
-  std::string s = statement;
-  if (s.empty()) return;
+// The template's statements (split at ';', '{' and '}'), parsed on its first run on this OS thread.
+inline const std::vector<statement>& interpreter::compiled(const char* text) {
+  static thread_local std::unordered_map<const char*, std::vector<statement>> programs;
+  auto found = programs.find(text);
+  if (found != programs.end()) return found->second;
+  std::vector<statement> program;
+  std::string piece;
+  for (const char* p = text;; ++p) {
+    if (*p == ';' || *p == '{' || *p == '}' || *p == '\0') {
+      const std::string s = trim(piece);
+      if (!s.empty()) program.push_back(parse(s));
+      piece.clear();
+      if (*p == '\0') break;
+    } else {
+      piece += *p;
+    }
+  }
+  return programs.emplace(text, std::move(program)).first->second;
+}
+
+inline statement interpreter::parse(const std::string& text) {
+  statement st;
+  std::string s = text;
   if (s.compare(0, 4, ".reg") == 0) {
-    const std::size_t name_at = s.find(' ', s.find('.', 4));
-    for (const std::string& name : split(s.substr(name_at))) regs_.push_back({name, 0});
-    return;
+    st.declares = split(s.substr(s.find(' ', s.find('.', 4))));
+    return st;
   }
   if (s[0] == '@') { // a guard: @p, @!p
     const std::size_t end = s.find_first_of(" \t");
-    const bool negate = s[1] == '!';
-    const bool holds = value(s.substr(negate ? 2 : 1, end - (negate ? 2 : 1))) != 0;
-    if (holds == negate) return;
+    st.negate = s[1] == '!';
+    st.guard = s.substr(st.negate ? 2 : 1, end - (st.negate ? 2 : 1));
     s = trim(s.substr(end));
   }
   const std::size_t space = s.find_first_of(" \t");
   const std::string opcode = s.substr(0, space);
-  const std::vector<std::string> a = space == std::string::npos ? std::vector<std::string>{} : split(s.substr(space));
-  std::vector<std::string> parts;
+  if (space != std::string::npos) st.args = split(s.substr(space));
   for (std::size_t at = 0; at <= opcode.size();) {
     const std::size_t dot = opcode.find('.', at);
-    parts.push_back(opcode.substr(at, dot == std::string::npos ? std::string::npos : dot - at));
+    st.parts.push_back(opcode.substr(at, dot == std::string::npos ? std::string::npos : dot - at));
     if (dot == std::string::npos) break;
     at = dot + 1;
   }
-  if (!dispatch(parts, a)) arithmetic(parts[0], parts.back(), a);
+  const std::size_t bar = st.args.empty() ? std::string::npos : st.args[0].find('|');
+  if (bar != std::string::npos) { // shfl's d|p
+    st.predicate_out = trim(st.args[0].substr(bar + 1));
+    st.args[0] = trim(st.args[0].substr(0, bar));
+  }
+  return st;
 }
 
-// The instructions other than arithmetic: true if `parts` (the opcode's) named one.
-inline bool interpreter::dispatch(const std::vector<std::string>& parts, const std::vector<std::string>& a) {
+// The instructions other than arithmetic: true if the statement's opcode named one.
+inline bool interpreter::dispatch(const statement& st) {
+  const std::vector<std::string>& parts = st.parts;
+  const std::vector<std::string>& a = st.args;
   const std::string& head = parts[0];
   const std::string& type = parts.back();
   if (head == "exit") engine::runner().exit_thread();
   if (head == "membar" || head == "fence") std::atomic_thread_fence(std::memory_order_seq_cst);
-  else if (head == "shfl") shuffle(parts.size() > 2 ? parts[2] : "", a);
+  else if (head == "shfl") shuffle(parts.size() > 2 ? parts[2] : "", a, st.predicate_out);
   else if (head == "vote") vote(parts, a);
   else if (head == "ld" || head == "st") {
     bool vector = false;
@@ -218,9 +242,9 @@ inline void interpreter::memory(bool load, const std::string& type, bool vector,
 }
 
 // shfl.sync.mode.b32 d[|p], a, b, c, membermask, as the PTX ISA defines it.
-inline void interpreter::shuffle(const std::string& mode, const std::vector<std::string>& a) {
-  const std::size_t bar = a[0].find('|');
-  const std::string dst = trim(a[0].substr(0, bar));
+inline void interpreter::shuffle(const std::string& mode, const std::vector<std::string>& a,
+                                 const std::string& predicate_out) {
+  const std::string& dst = a[0];
   const unsigned lane = engine::lane(), b = static_cast<unsigned>(value(a[2])) & 31u;
   const unsigned c = static_cast<unsigned>(value(a[3])), mask = static_cast<unsigned>(value(a[4]));
   const unsigned seg = (c >> 8) & 31u, clamp = c & 31u;
@@ -235,7 +259,7 @@ inline void interpreter::shuffle(const std::string& mode, const std::vector<std:
   if (!in_range) j = static_cast<int>(lane);
   const std::uint64_t mine = value(a[1]) & 0xffffffffu;
   set(dst, engine::runner().exchange(mine, static_cast<unsigned>(j), engine::warp_call{mask, {file_, "", line_}, "shfl.sync"}));
-  if (bar != std::string::npos) set(trim(a[0].substr(bar + 1)), in_range ? 1 : 0);
+  if (!predicate_out.empty()) set(predicate_out, in_range ? 1 : 0);
 }
 
 } // namespace ptx

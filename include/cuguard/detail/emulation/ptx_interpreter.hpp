@@ -15,12 +15,14 @@
 #include <cuguard/detail/emulation/intrinsics.hpp>
 
 #include <atomic>
+#include <cstdlib>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <unordered_map>
 #include <vector>
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
@@ -40,33 +42,44 @@ operand_ref operand(const char* constraint, T&& value) {
   return {constraint, const_cast<void*>(static_cast<const void*>(&value)), sizeof(U)};
 }
 
-/// A register: its bits, and its width in bytes (for the instruction's type, the instruction says).
+/// A register: its bits; `name` null for an operand (%0, %1, ...: its place), else a `.reg`'s.
 struct reg {
-  std::string name;
-  std::uint64_t bits = 0;
+  const std::string* name;
+  std::uint64_t bits;
+};
+
+/// A statement of a template, parsed once: the registers it declares, or its guard, its opcode's
+/// parts ("shfl", "sync", "down", "b32") and its operands (a shuffle's predicate apart).
+struct statement {
+  std::vector<std::string> declares;
+  std::string guard;
+  bool negate = false;
+  std::vector<std::string> parts;
+  std::vector<std::string> args;
+  std::string predicate_out;
 };
 
 class interpreter {
  public:
   interpreter(const char* file, unsigned line, const char* text, const operand_ref* ops, std::size_t count)
       : file_(file), line_(line), text_(text), ops_(ops), count_(count) {
+    if (count > max_registers) unsupported("more than 32 operands");
     for (std::size_t i = 0; i < count; ++i) {
       std::uint64_t bits = 0;
       if (ops[i].constraint[0] != '=') std::memcpy(&bits, ops[i].object, ops[i].bytes < 8 ? ops[i].bytes : 8);
-      regs_.push_back({"%" + std::to_string(i), bits});
+      regs_[used_++] = {nullptr, bits};
     }
   }
 
   void run() {
-    std::string statement;
-    for (const char* p = text_;; ++p) {
-      if (*p == ';' || *p == '{' || *p == '}' || *p == '\0') {
-        execute(trim(statement));
-        statement.clear();
-        if (*p == '\0') break;
-      } else {
-        statement += *p;
+    for (const statement& st : compiled(text_)) {
+      for (const std::string& name : st.declares) {
+        if (used_ == max_registers) unsupported("more than 32 registers");
+        regs_[used_++] = {&name, 0};
       }
+      if (st.parts.empty()) continue;
+      if (!st.guard.empty() && (value(st.guard) != 0) == st.negate) continue;
+      if (!dispatch(st)) arithmetic(st.parts[0], st.parts.back(), st.args);
     }
     for (std::size_t i = 0; i < count_; ++i)
       if (ops_[i].constraint[0] == '=' || ops_[i].constraint[0] == '+')
@@ -83,10 +96,16 @@ class interpreter {
                            " (in \"" + text_ + "\") is not emulated");
   }
   reg* find(const std::string& name) {
-    for (reg& r : regs_)
-      if (r.name == name) return &r;
+    if (name.size() > 1 && name[0] == '%' && name[1] >= '0' && name[1] <= '9') {
+      const std::size_t i = static_cast<std::size_t>(std::strtoul(name.c_str() + 1, nullptr, 10));
+      return i < count_ ? &regs_[i] : nullptr;
+    }
+    for (std::size_t i = count_; i < used_; ++i)
+      if (*regs_[i].name == name) return &regs_[i];
     return nullptr;
   }
+  static const std::vector<statement>& compiled(const char* text);
+  static statement parse(const std::string& s);
 
   // Splits "a, {b, c}, [d]" at its top-level commas.
   static std::vector<std::string> split(const std::string& s) {
@@ -107,28 +126,28 @@ class interpreter {
     return out;
   }
 
-  std::uint64_t special(const std::string& name) const {
+  std::uint64_t special(const char* name) const {
     const unsigned lane = engine::lane();
-    if (name == "%laneid") return lane;
-    if (name == "%lanemask_lt") return (1u << lane) - 1u;
-    if (name == "%lanemask_le") return (2u << lane) - 1u;
-    if (name == "%lanemask_eq") return 1u << lane;
-    if (name == "%lanemask_gt") return ~((2u << lane) - 1u) & 0xffffffffu;
-    if (name == "%lanemask_ge") return ~((1u << lane) - 1u) & 0xffffffffu;
-    if (name == "%tid.x") return threadIdx.x;
-    if (name == "%tid.y") return threadIdx.y;
-    if (name == "%tid.z") return threadIdx.z;
-    if (name == "%ntid.x") return blockDim.x;
-    if (name == "%ntid.y") return blockDim.y;
-    if (name == "%ntid.z") return blockDim.z;
-    if (name == "%ctaid.x") return blockIdx.x;
-    if (name == "%ctaid.y") return blockIdx.y;
-    if (name == "%ctaid.z") return blockIdx.z;
-    if (name == "%nctaid.x") return gridDim.x;
-    if (name == "%nctaid.y") return gridDim.y;
-    if (name == "%nctaid.z") return gridDim.z;
-    if (name == "%warpid") return (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) / 32;
-    if (name == "%clock" || name == "%clock64")
+    if (std::strcmp(name, "%laneid") == 0) return lane;
+    if (std::strcmp(name, "%lanemask_lt") == 0) return (1u << lane) - 1u;
+    if (std::strcmp(name, "%lanemask_le") == 0) return (2u << lane) - 1u;
+    if (std::strcmp(name, "%lanemask_eq") == 0) return 1u << lane;
+    if (std::strcmp(name, "%lanemask_gt") == 0) return ~((2u << lane) - 1u) & 0xffffffffu;
+    if (std::strcmp(name, "%lanemask_ge") == 0) return ~((1u << lane) - 1u) & 0xffffffffu;
+    if (std::strcmp(name, "%tid.x") == 0) return threadIdx.x;
+    if (std::strcmp(name, "%tid.y") == 0) return threadIdx.y;
+    if (std::strcmp(name, "%tid.z") == 0) return threadIdx.z;
+    if (std::strcmp(name, "%ntid.x") == 0) return blockDim.x;
+    if (std::strcmp(name, "%ntid.y") == 0) return blockDim.y;
+    if (std::strcmp(name, "%ntid.z") == 0) return blockDim.z;
+    if (std::strcmp(name, "%ctaid.x") == 0) return blockIdx.x;
+    if (std::strcmp(name, "%ctaid.y") == 0) return blockIdx.y;
+    if (std::strcmp(name, "%ctaid.z") == 0) return blockIdx.z;
+    if (std::strcmp(name, "%nctaid.x") == 0) return gridDim.x;
+    if (std::strcmp(name, "%nctaid.y") == 0) return gridDim.y;
+    if (std::strcmp(name, "%nctaid.z") == 0) return gridDim.z;
+    if (std::strcmp(name, "%warpid") == 0) return (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) / 32;
+    if (std::strcmp(name, "%clock") == 0 || std::strcmp(name, "%clock64") == 0)
       return static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
     unsupported(name);
   }
@@ -136,11 +155,11 @@ class interpreter {
   std::uint64_t value(const std::string& token) {
     if (token.empty()) unsupported("an empty operand");
     if (reg* r = find(token)) return r->bits;
-    if (token.compare(0, 2, "%%") == 0) return special(token.substr(1));
-    if (token[0] == '%') return special(token);
-    if (token.compare(0, 2, "0f") == 0 || token.compare(0, 2, "0F") == 0) return std::stoull(token.substr(2), nullptr, 16);
-    if (token.compare(0, 2, "0d") == 0 || token.compare(0, 2, "0D") == 0) return std::stoull(token.substr(2), nullptr, 16);
-    if ((token[0] >= '0' && token[0] <= '9') || token[0] == '-') return static_cast<std::uint64_t>(std::stoll(token, nullptr, 0));
+    if (token.compare(0, 2, "%%") == 0) return special(token.c_str() + 1);
+    if (token[0] == '%') return special(token.c_str());
+    if (token.size() > 2 && token[0] == '0' && (token[1] == 'f' || token[1] == 'F' || token[1] == 'd' || token[1] == 'D'))
+      return std::strtoull(token.c_str() + 2, nullptr, 16); // a float's or a double's bits
+    if ((token[0] >= '0' && token[0] <= '9') || token[0] == '-') return static_cast<std::uint64_t>(std::strtoll(token.c_str(), nullptr, 0));
     unsupported(token);
   }
   void set(const std::string& token, std::uint64_t bits) {
@@ -149,33 +168,35 @@ class interpreter {
     r->bits = bits;
   }
 
-  void execute(const std::string& s);
-  bool dispatch(const std::vector<std::string>& parts, const std::vector<std::string>& a);
+  bool dispatch(const statement& st);
   void move_vector(const std::string& type, const std::vector<std::string>& a);
   void compare(const std::string& cmp, const std::string& type, const std::vector<std::string>& a);
   void vote(const std::vector<std::string>& parts, const std::vector<std::string>& a);
   void arithmetic(const std::string& op, const std::string& type, const std::vector<std::string>& a);
   void memory(bool load, const std::string& type, bool vector, const std::vector<std::string>& a);
-  void shuffle(const std::string& mode, const std::vector<std::string>& a);
+  void shuffle(const std::string& mode, const std::vector<std::string>& a, const std::string& predicate_out);
 
   const char* file_;
   unsigned line_;
   const char* text_;
   const operand_ref* ops_;
   std::size_t count_;
-  std::vector<reg> regs_;
+  static constexpr std::size_t max_registers = 32;
+  reg regs_[max_registers]; ///< the operands, then the .reg declarations (no allocation a run)
+  std::size_t used_ = 0;
 };
 
-inline void add(std::vector<operand_ref>& list, const operand_ref& op) { list.push_back(op); }
-inline void add(std::vector<operand_ref>&, const char*) {} // a clobber ("memory")
+inline void add(operand_ref* list, std::size_t& n, const operand_ref& op) { list[n++] = op; }
+inline void add(operand_ref*, std::size_t&, const char*) {} // a clobber ("memory")
 
 /// `asm("template" : outputs : inputs : clobbers)` at `file`:`line` of a rewritten header: the
 /// template run on the calling emulated thread, its operands %0, %1, ... in the order given.
 template <class... Operands>
 void run(const char* file, unsigned line, const char* text, const Operands&... ops) {
-  std::vector<operand_ref> list;
-  (add(list, ops), ...);
-  interpreter(file, line, text, list.data(), list.size()).run();
+  operand_ref list[sizeof...(Operands) + 1];
+  std::size_t n = 0;
+  (add(list, n, ops), ...);
+  interpreter(file, line, text, list, n).run();
 }
 
 } // namespace ptx
