@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// The four CUDA-style kernels of bench/runtime/peers.bench.cpp, written once for every runtime
-// that runs them: an index_select (no barrier), a 2-D grid-stride elementwise op, a transpose
-// through a 32x33 `__shared__` tile with one __syncthreads(), and a 256-thread shared-memory tree
-// reduction (nine __syncthreads()). `M` says how a kernel sees memory: M::in<T> and M::out<T>
-// for global arrays, M::tile and M::row for its `__shared__` arrays (views under cuguard, raw
+// The CUDA-style kernels of bench/runtime/peers.bench.cpp, written once for every runtime that
+// runs them: an index_select (no barrier), a 2-D grid-stride elementwise op, a transpose through
+// a 32x33 `__shared__` tile with one __syncthreads(), a 256-thread shared-memory tree reduction
+// (nine __syncthreads()), NVIDIA's matrixMul sample (32x32 tiles of both operands in shared
+// memory, two __syncthreads() a step, 1024 threads a block) and a cooperative-groups reduction
+// (cg::reduce over each warp's tile, then the block's eight sums; not for HIP-CPU, which has no
+// cooperative groups). `M` says how a kernel sees memory: M::in<T> and M::out<T> for global
+// arrays, M::tile, M::square and M::row for its `__shared__` arrays (views under cuguard, raw
 // pointers under HIP-CPU), so that each runtime runs the same code. Each kernel's serial loop,
 // the same work as plain C++, is beside it.
 #pragma once
@@ -89,5 +92,57 @@ inline void block_sum_loop(const float* in, float* out, int blocks) {
     out[b] = sum;
   }
 }
+
+constexpr int mm_tile = 32; ///< matmul's tiles and block: mm_tile x mm_tile
+
+/// c = a * b (n x n, n a multiple of mm_tile), as the matrixMul sample computes it.
+template <class M>
+__global__ void matmul(typename M::template in<float> a, typename M::template in<float> b,
+                       typename M::template out<float> c, int n) {
+  __shared__ float a_storage[mm_tile][mm_tile];
+  __shared__ float b_storage[mm_tile][mm_tile];
+  const auto as = M::square(a_storage), bs = M::square(b_storage);
+  const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
+  const std::int64_t row = std::int64_t{blockIdx.y} * mm_tile + ty, col = std::int64_t{blockIdx.x} * mm_tile + tx;
+  float sum = 0;
+  for (int k0 = 0; k0 < n; k0 += mm_tile) {
+    as(ty, tx) = a[row * n + k0 + tx];
+    bs(ty, tx) = b[std::int64_t{k0 + ty} * n + col];
+    __syncthreads();
+    for (int k = 0; k < mm_tile; ++k) sum += as(ty, k) * bs(k, tx);
+    __syncthreads();
+  }
+  c[row * n + col] = sum;
+}
+
+inline void matmul_loop(const float* a, const float* b, float* c, int n) {
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t j = 0; j < n; ++j) {
+      float sum = 0;
+      for (std::int64_t k = 0; k < n; ++k) sum += a[i * n + k] * b[k * n + j];
+      c[i * n + j] = sum;
+    }
+}
+
+#if !defined(CUGUARD_BENCH_HIP_CPU)
+/// block_sum's work with cooperative groups: each warp's tile reduced by cg::reduce, its sum in
+/// shared memory, the block's eight sums added by thread 0 (its serial loop is block_sum_loop).
+template <class M>
+__global__ void tile_sum(typename M::template in<float> in, typename M::template out<float> out) {
+  __shared__ float storage[reduce_threads / 32];
+  const auto warp_sums = M::warps(storage);
+  const cooperative_groups::thread_block block = cooperative_groups::this_thread_block();
+  const cooperative_groups::thread_block_tile<32> tile = cooperative_groups::tiled_partition<32>(block);
+  const float v = in[std::int64_t{blockIdx.x} * reduce_threads + threadIdx.x];
+  const float sum = cooperative_groups::reduce(tile, v, cooperative_groups::plus<float>());
+  if (tile.thread_rank() == 0) warp_sums[static_cast<int>(tile.meta_group_rank())] = sum;
+  block.sync();
+  if (threadIdx.x == 0) {
+    float total = 0;
+    for (int w = 0; w < reduce_threads / 32; ++w) total += warp_sums[w];
+    out[blockIdx.x] = total;
+  }
+}
+#endif
 
 } // namespace peers

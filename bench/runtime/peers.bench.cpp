@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Emulation against its peers: the four kernels of peer_kernels.hpp run by cuguard's emulation
+// Emulation against its peers: the kernels of peer_kernels.hpp run by cuguard's emulation
 // (views; checks on or off, from the build) or, built with CUGUARD_BENCH_HIP_CPU, by HIP-CPU
 // (ROCm's header-only CPU runtime for HIP; raw pointers), and each kernel's serial loop in every
 // build. bench/tools/peers.py runs the builds side by side and prints the table. Each benchmark
@@ -32,6 +32,11 @@ struct memory {
   };
   static tile_ref tile(float (&s)[peers::tile_dim][peers::tile_dim + 1]) { return {s}; }
   static float* row(float (&s)[peers::reduce_threads]) { return s; }
+  struct square_ref {
+    float (*p)[peers::mm_tile];
+    float& operator()(int y, int x) const { return p[y][x]; }
+  };
+  static square_ref square(float (&s)[peers::mm_tile][peers::mm_tile]) { return {s}; }
 };
 
 const char* runtime_label() { return "HIP-CPU"; }
@@ -64,6 +69,12 @@ struct memory {
   }
   CUGUARD_HOST_DEVICE static cuguard::checked_view<float, 1> row(float (&s)[peers::reduce_threads]) {
     return cuguard::make_view(s, {peers::reduce_threads}, "partial");
+  }
+  CUGUARD_HOST_DEVICE static cuguard::checked_view<float, 2> square(float (&s)[peers::mm_tile][peers::mm_tile]) {
+    return cuguard::make_view(&s[0][0], {peers::mm_tile, peers::mm_tile}, "tile");
+  }
+  CUGUARD_HOST_DEVICE static cuguard::checked_view<float, 1> warps(float (&s)[peers::reduce_threads / 32]) {
+    return cuguard::make_view(s, {peers::reduce_threads / 32}, "warp_sums");
   }
 };
 
@@ -99,6 +110,7 @@ constexpr int select_rows = 4096, select_width = 256;
 constexpr int ew_height = 1024, ew_width = 1024;
 constexpr int transpose_n = 1024;
 constexpr int sum_blocks = 4096;
+constexpr int mm_n = 256;
 
 template <class Run>
 void measure(benchmark::State& state, const char* label, Run run) {
@@ -188,8 +200,39 @@ void block_sum_loop(benchmark::State& state) {
   });
 }
 
+void matmul(benchmark::State& state) {
+  const std::size_t n = std::size_t{mm_n} * mm_n;
+  buffer<float> a(n, "a", 1.0f), b(n, "b", 2.0f), c(n, "c", 0.0f);
+  const unsigned tiles = mm_n / peers::mm_tile;
+  measure(state, runtime_label(), [&] {
+    run_kernel<peers::matmul<memory>>(dim3(tiles, tiles), dim3(peers::mm_tile, peers::mm_tile), a.in(), b.in(), c.out(), mm_n);
+  });
+}
+
+void matmul_loop(benchmark::State& state) {
+  const std::size_t n = std::size_t{mm_n} * mm_n;
+  std::vector<float> a(n, 1.0f), b(n, 2.0f), c(n);
+  measure(state, "serial loop", [&] {
+    peers::matmul_loop(a.data(), b.data(), c.data(), mm_n);
+    benchmark::DoNotOptimize(c.data());
+    benchmark::ClobberMemory();
+  });
+}
+
+#if !defined(CUGUARD_BENCH_HIP_CPU)
+void tile_sum(benchmark::State& state) {
+  buffer<float> in(std::size_t{sum_blocks} * reduce_threads, "in", 1.0f), out(sum_blocks, "out", 0.0f);
+  measure(state, runtime_label(), [&] {
+    run_kernel<peers::tile_sum<memory>>(dim3(sum_blocks), dim3(reduce_threads), in.in(), out.out());
+  });
+}
+BENCHMARK(tile_sum)->Unit(benchmark::kMillisecond)->UseRealTime();
+#endif
+
 } // namespace
 
+BENCHMARK(matmul)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(matmul_loop)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(index_select)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(index_select_loop)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(elementwise)->Unit(benchmark::kMillisecond)->UseRealTime();
