@@ -405,6 +405,22 @@ def _device_arch(masked):
     return edits
 
 
+_SHARED_ALIGNAS = re.compile(r"\b__shared__\s+(?:static\s+)?(alignas)\s*\(")
+
+
+def _shared_alignas(masked):
+    """``__shared__ alignas(N) T x[...]`` (nvcc's order, where __shared__ is thread_local here and a
+    standard attribute cannot follow it) with ``__attribute__((aligned(N)))`` for ``alignas(N)``."""
+    edits = []
+    for m in _SHARED_ALIGNAS.finditer(masked):
+        paren = m.end() - 1
+        close = _match_forward(masked, paren, "(", ")")
+        if close < 0:
+            continue
+        edits += [(m.start(1), paren + 1, "__attribute__((aligned("), (close, close + 1, ")))")]
+    return edits
+
+
 _EXTERN_SHARED = re.compile(r"\bextern\s+([^;{}()]*?)\b__shared__\s+([^;{}]*?)\b([A-Za-z_]\w*)\s*\[\s*\]\s*;")
 _ALIGN = re.compile(r"\b(?:__align__|alignas)\s*\([^()]*(?:\([^()]*\)[^()]*)*\)")
 
@@ -574,7 +590,7 @@ def translate(text, path, torch=False, out_dir=None, headers=None, header=False)
     file included); `header`: the copy of such a header (no prelude: its includer's came first)."""
     headers = [] if headers is None else headers
     masked = _mask(text)
-    edits = sorted(_launches(text, masked, path, torch) + _argument_launches(text, masked, path, torch) + _registrations(text, masked, torch) + _device_arch(masked) + _asm_statements(text, masked) + _extern_shared(text, masked) + _shared_variables(text, masked)
+    edits = sorted(_launches(text, masked, path, torch) + _argument_launches(text, masked, path, torch) + _registrations(text, masked, torch) + _device_arch(masked) + _asm_statements(text, masked) + _shared_alignas(masked) + _extern_shared(text, masked) + _shared_variables(text, masked)
                    + _includes(text, path, out_dir, headers, torch) + _restricted_pointers(masked))
     pieces, at = [], 0
     for begin, end, new in edits:

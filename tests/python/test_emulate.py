@@ -209,3 +209,8 @@ def test_inline_ptx_becomes_a_call_of_the_interpreter_in_sources_and_cub_headers
     assert header == emulate.PTX_INTERPRETER + ('#define LOAD(m) ' + run + '"ld." #m ".u32 %0, [%1];" ,  '
                                                 '::cuguard::detail::ptx::operand("=r", v) ,  '
                                                 '::cuguard::detail::ptx::operand("l", p));\n')
+
+
+def test_alignas_after_shared_becomes_a_gnu_attribute():
+    out = body("__global__ void k() {\n  __shared__ alignas(alignof(float4)) float a[4][8];\n}\n")
+    assert out.splitlines()[1].startswith("  __shared__ __attribute__((aligned(alignof(float4)))) float a[4][8];")
