@@ -9,7 +9,8 @@
 // Each group's barrier and exchange is a __syncwarp or __syncthreads of its lanes, checked as
 // those are (a lane that waits elsewhere, a mask naming a lane outside the tile, divergence);
 // this_grid().sync() is the barrier of a cooperative launch (detail/emulation/grid_barrier.hpp).
-// Tiles hold at most 32 threads (a warp); larger ones are refused at compile time.
+// A tile of one warp works through its lanes' exchanges; a tile of several warps (64 to 1024 threads)
+// through the runner's tile barrier and gather over its range of threads.
 #pragma once
 
 #include <cuguard/detail/emulation/grid_barrier.hpp>
