@@ -192,16 +192,34 @@ def _parameter_name(parameter):
     return names[-1] if len(names) >= 2 and names[-1] not in _NOT_NAMES else ""
 
 
+def _function_at(masked, m):
+    """What the __global__ / __device__ keyword matched by `m` begins: (head, paren, close, body):
+    where the declaration's head starts (after the previous ';', '{' or '}'), its parameter list's
+    parentheses (past any __launch_bounds__(...); paren -1 and close -1 where none follows), and
+    its body's braces (begin, end), None for a declaration."""
+    before = masked[:m.start()]
+    head = max(before.rfind(";"), before.rfind("}"), before.rfind("{")) + 1
+    paren = masked.find("(", m.end())
+    while paren >= 0 and re.search(r"__launch_bounds__\s*$", masked[m.end():paren]):
+        paren = masked.find("(", _match_forward(masked, paren, "(", ")") + 1)
+    close = _match_forward(masked, paren, "(", ")") if paren >= 0 else -1
+    body = None
+    if close >= 0:
+        brace = close + 1
+        while brace < len(masked) and masked[brace] not in "{;":
+            brace += 1
+        end = _match_forward(masked, brace, "{", "}") if brace < len(masked) and masked[brace] == "{" else -1
+        body = (brace, end) if end >= 0 else None
+    return head, paren, close, body
+
+
 def _kernel_parameters(masked):
     """{kernel's name: its parameters' names, comma-separated} for the __global__ functions the
     file declares (None where two declarations of one name disagree): the labels a launch gives
     arguments that carry none."""
     found = {}
     for m in _GLOBAL.finditer(masked):
-        paren = masked.find("(", m.end())
-        while paren >= 0 and re.search(r"__launch_bounds__\s*$", masked[m.end():paren]):
-            paren = masked.find("(", _match_forward(masked, paren, "(", ")") + 1)
-        close = _match_forward(masked, paren, "(", ")") if paren >= 0 else -1
+        _, paren, close, _ = _function_at(masked, m)
         head = masked[m.end():paren] if paren >= 0 else ""
         names = _IDENTIFIER.findall(head)
         if close < 0 or not names or any(c in head for c in ";{}"):
@@ -303,24 +321,14 @@ def _registrations(text, masked, torch):
     edits = []
     launch = "::cuguard::detail::torch_adapter::torch_launch" if torch else "::cuguard::detail::plain_launch"
     for m in _GLOBAL.finditer(masked):
-        before = masked[:m.start()]
-        head_start = max(before.rfind(";"), before.rfind("}"), before.rfind("{")) + 1
-        if re.search(r"\btemplate\b", masked[head_start:m.start()]) or not _namespace_scope(masked, m.start()):
+        head, paren, close, body = _function_at(masked, m)
+        if re.search(r"\btemplate\b", masked[head:m.start()]) or not _namespace_scope(masked, m.start()):
             continue
-        paren = masked.find("(", m.end())
-        while paren >= 0 and re.search(r"__launch_bounds__\s*$", masked[m.end():paren]):
-            paren = masked.find("(", _match_forward(masked, paren, "(", ")") + 1)
-        close = _match_forward(masked, paren, "(", ")") if paren >= 0 else -1
         names = _IDENTIFIER.findall(masked[m.end():paren]) if paren >= 0 else []
-        if close < 0 or not names or any(c in masked[m.end():paren] for c in ";{}<"):
-            continue
-        brace = close + 1
-        while brace < len(masked) and masked[brace] != "{" and masked[brace] != ";":
-            brace += 1
-        if brace >= len(masked) or masked[brace] != "{":
-            continue  # a declaration
-        end = _match_forward(masked, brace, "{", "}")
-        if end < 0 or _in_directive(masked, end):
+        if body is None or not names or any(c in masked[m.end():paren] for c in ";{}<"):
+            continue  # (no body: a declaration)
+        end = body[1]
+        if _in_directive(masked, end):
             continue
         name = names[-1]
         pointer = f"::cuguard::detail::kernel_pointer({name}, cuguard_impl_tag)"
@@ -341,24 +349,11 @@ def _device_bodies(masked):
     __host__ __device__): device code only."""
     bodies = []
     for m in _DEVICE.finditer(masked):
-        before = masked[:m.start()]
-        head_start = max(before.rfind(";"), before.rfind("}"), before.rfind("{")) + 1
-        paren = masked.find("(", m.end())
+        head, paren, _, body = _function_at(masked, m)
         if paren < 0 or re.search(r"[;{}=]", masked[m.end():paren]):
             continue  # a variable
-        head = masked[head_start:paren]
-        while re.search(r"__launch_bounds__\s*$", masked[m.end():paren]):
-            paren = masked.find("(", _match_forward(masked, paren, "(", ")") + 1)
-        if "__host__" in head or "__host__" in masked[m.end():paren]:
-            continue
-        close = _match_forward(masked, paren, "(", ")")
-        brace = close + 1 if close >= 0 else len(masked)
-        while brace < len(masked) and masked[brace] not in "{;":
-            brace += 1
-        if brace < len(masked) and masked[brace] == "{":
-            end = _match_forward(masked, brace, "{", "}")
-            if end > 0:
-                bodies.append((brace, end))
+        if "__host__" not in masked[head:paren] and body is not None:
+            bodies.append(body)
     return bodies
 
 

@@ -213,13 +213,7 @@ class block_pool {
 
   // Block `b` finished (no_block: none): a cooperative grid's barrier no longer waits for it.
   void finish(std::uint64_t& b) {
-    if (cooperative_ && b != runner_type::no_block) {
-      const std::uint64_t plane = std::uint64_t{grid_.x} * grid_.y;
-      engine::cooperative_grid().finish(uint3{static_cast<unsigned>(b % grid_.x),
-                                              static_cast<unsigned>(b % plane / grid_.x),
-                                              static_cast<unsigned>(b / plane)},
-                                        b);
-    }
+    if (cooperative_ && b != runner_type::no_block) engine::cooperative_grid().finish(runner_type::block_index(b, grid_), b);
     b = runner_type::no_block;
   }
 

@@ -90,14 +90,15 @@ class grid_runner {
     warp_problem_ = warp_problem{};
     for (std::uint64_t b = next(); b != no_block; b = next()) {
       current_block_ = b;
-      const std::uint64_t plane = std::uint64_t{grid.x} * grid.y;
-      run_block(grid, block,
-                uint3{static_cast<unsigned>(b % grid.x), static_cast<unsigned>(b % plane / grid.x),
-                      static_cast<unsigned>(b / plane)},
-                threads);
+      run_block(grid, block, block_index(b, grid), threads);
     }
   }
 
+  /// The blockIdx of block number `b` of `grid` (x fastest, then y, then z).
+  static uint3 block_index(std::uint64_t b, dim3 grid) noexcept {
+    const std::uint64_t plane = std::uint64_t{grid.x} * grid.y;
+    return uint3{static_cast<unsigned>(b % grid.x), static_cast<unsigned>(b % plane / grid.x), static_cast<unsigned>(b / plane)};
+  }
   /// The number of the block that runs (or ran last).
   std::uint64_t current_block() const noexcept { return current_block_; }
 
