@@ -43,6 +43,7 @@ function(cuguard_impl_cccl_shadow out)
     if(CUGUARD_CUB_INCLUDE_DIR AND Python3_Interpreter_FOUND)
       set(shadow "${CMAKE_BINARY_DIR}/cuguard_cccl")
       get_property(script GLOBAL PROPERTY CUGUARD_IMPL_EMULATE_SCRIPT)
+      set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${script}") # (a new translator: a new copy)
       execute_process(COMMAND "${Python3_EXECUTABLE}" "${script}" --cccl "${CUGUARD_CUB_INCLUDE_DIR}" "${shadow}"
                       RESULT_VARIABLE rc)
       if(NOT rc EQUAL 0)

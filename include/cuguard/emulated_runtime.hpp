@@ -42,6 +42,7 @@
 #if defined(CUGUARD_IMPL_ACCESS_HOOKS) && CUGUARD_IMPL_ACCESS_HOOKS
 #  include <cuguard/detail/runtime/access_hooks.hpp> // IWYU pragma: export
 #else
+#  define CUGUARD_IMPL_SHARED_NAME(name) name
 #  define CUGUARD_IMPL_SHARED_VARIABLE(name)
 #endif
 

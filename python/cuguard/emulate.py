@@ -499,7 +499,8 @@ def _declarators(declared):
 def _shared_variables(text, masked):
     """After each `__shared__` declaration (not `extern`): CUGUARD_IMPL_SHARED_VARIABLE(name) for
     each name it declares, which lists the variable for the race detector where a sanitized build
-    sees raw accesses (detail/emulation/shared_variables.hpp), on the same line."""
+    sees raw accesses (detail/emulation/shared_variables.hpp), on the same line; each name
+    declared as CUGUARD_IMPL_SHARED_NAME(name) (there: the storage, which `name` then refers to)."""
     edits = []
     for m in _SHARED.finditer(masked):
         before = masked[:m.start()]
@@ -514,6 +515,11 @@ def _shared_variables(text, masked):
             continue
         declared = _ALIGN.sub(" ", before[statement + 1:m.start()] + " " + masked[m.end():end])
         names = _declarators(declared)
+        for n in names:
+            # (the declarator: the name, not a type's or a qualified one, before [ ; , or =)
+            at = re.search(rf"(?<![\w:.]){re.escape(n)}\b(?=\s*[\[;,=])", masked[m.end():end + 1])
+            if at is not None:
+                edits.append((m.end() + at.start(), m.end() + at.end(), f"CUGUARD_IMPL_SHARED_NAME({n})"))
         if names:
             edits.append((end + 1, end + 1, "".join(f" CUGUARD_IMPL_SHARED_VARIABLE({n})" for n in names)))
     return edits
@@ -669,10 +675,40 @@ def translate_ptx(text):
     return PTX_INTERPRETER + "".join(pieces)
 
 
+# libcu++'s headers that the emulation adds to (shadow_cccl), each with a pattern and what follows
+# each match: the host atomics (cuda::std::atomic, atomic_ref, barrier and pipeline compiled for
+# the host), each function `__atomic_<op>_host(_Tp* __a, ...)` an operation on *__a; the notify
+# functions (a barrier's phase completes: the waiting threads go on); and cuda::memcpy_async,
+# whose barrier forms are nvcc's only (the end of the file: the emulation's).
+_CCCL_MARKS = {
+    "cuda/std/__atomic/functions/host.h": (r"\b__atomic_(?!force_align)\w+_host\(\s*_Tp\*\s*__a\b[^;{]*\{",
+                                           " CUGUARD_IMPL_HOST_ATOMIC(__a);"),
+    "cuda/std/__atomic/wait/notify_wait.h": (r"\b__atomic_notify_(?:one|all)\([^;{]*\{", " CUGUARD_IMPL_HOST_NOTIFY();"),
+    "cuda/__memcpy_async/memcpy_async.h": (r"\Z", "\n#include <cuguard/detail/emulation/async_copies.hpp>\n"),
+}
+
+
+def mark_cccl(text, path, pattern, mark):
+    """A libcu++ header marked for the emulation (_CCCL_MARKS; detail/emulation/host_atomics.hpp):
+    so that a cuda::barrier or cuda::atomic_ref in shared memory is not held to race as plain
+    stores would, a barrier's phase orders what the threads did before it with what they do
+    after it, and cuda::memcpy_async takes a barrier."""
+    return f'#include <cuguard/detail/emulation/host_atomics.hpp>\n#line 1 "{path}"\n' + \
+        re.sub(pattern, lambda m: m.group(0) + mark, text)
+
+
 def shadow_cccl(cccl, out_dir):
     """Writes into `out_dir` (to be searched before the toolkit's headers) the translate_ptx() copy of
-    each CUB header under `cccl` that holds inline PTX; the others are the toolkit's own."""
+    each CUB header under `cccl` that holds inline PTX, and libcu++'s host atomics marked
+    (mark_cccl); the others are the toolkit's own."""
     written = []
+    for header, (pattern, mark) in _CCCL_MARKS.items():
+        path = os.path.join(cccl, header)
+        if os.path.isfile(path):
+            with open(path, encoding="utf-8") as f:
+                target = os.path.join(out_dir, header)
+                _write_if_changed(target, mark_cccl(f.read(), path, pattern, mark))
+                written.append(target)
     root = os.path.join(cccl, "cub")
     for folder, _, files in os.walk(root):
         for name in files:

@@ -2,9 +2,10 @@
 // A CUDA program as it is written for nvcc, whose kernels share data through raw `__shared__`
 // arrays and dynamic shared memory, with the hazards compute-sanitizer's racecheck finds: a
 // block-level one (no __syncthreads() between the stores and the reads of another warp), a
-// warp-level one (no __syncwarp()), and two threads storing to one element of dynamic shared
-// memory. Built unchanged by cuguard_emulate(... SANITIZE): each is reported, naming the array,
-// the element, both threads and the barrier that orders them. `racing_program correct` runs the
+// warp-level one (no __syncwarp()), two threads storing to one element of dynamic shared
+// memory, and a block-level one at constant indices (`pair[1]`). Built unchanged by
+// cuguard_emulate(... SANITIZE): each is reported, naming the array, the element, both threads
+// and the barrier that orders them. `racing_program correct` runs the
 // same kernels with their barriers, and an atomic counter in shared memory: nothing is reported,
 // under every schedule (tests/device/CMakeLists.txt).
 #include <cstdio>
@@ -50,6 +51,15 @@ __global__ void dynamic_store(int* out, bool race) {
   }
 }
 
+// Lane 0 of each of two warps stores its element of `pair`; thread 0 adds them, at constant
+// indices, with a barrier between where `sync` says so.
+__global__ void pair_sum(int* out, bool sync) {
+  __shared__ int pair[2];
+  if (threadIdx.x % 32 == 0) pair[threadIdx.x / 32] = static_cast<int>(threadIdx.x) + 1;
+  if (sync) __syncthreads();
+  if (threadIdx.x == 0) *out = pair[0] + pair[1];
+}
+
 // Every thread counts itself in a shared counter by atomicAdd: atomics race with nothing.
 __global__ void count_threads(int* out) {
   __shared__ int count;
@@ -83,10 +93,16 @@ int main(int argc, char** argv) {
   cudaMemcpy(&warp, fout, sizeof warp, cudaMemcpyDeviceToHost);
   dynamic_store<<<1, 2, 2 * sizeof(int)>>>(out, !correct);
   cudaDeviceSynchronize();
+  int pair_total = 0;
   if (correct) {
     std::printf("block sum %d, warp sum %g\n", sums[0], warp);
     cudaMemcpy(sums, out, sizeof sums, cudaMemcpyDeviceToHost);
     std::printf("dynamic: %d %d\n", sums[0], sums[1]);
+  }
+  pair_sum<<<1, 64>>>(out, correct);
+  cudaMemcpy(&pair_total, out, sizeof pair_total, cudaMemcpyDeviceToHost);
+  if (correct) {
+    std::printf("pair sum %d\n", pair_total);
     count_threads<<<2, 96>>>(out);
     cudaMemcpy(sums, out, sizeof(int), cudaMemcpyDeviceToHost);
     std::printf("counted %d threads\n", sums[0]);

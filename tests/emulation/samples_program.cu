@@ -1,11 +1,13 @@
 // A program written as NVIDIA's samples write theirs: helper_cuda.h-style error checks and
 // device choice, the occupancy API, symbols, host registration, stream callbacks, the integer
 // intrinsics and scoped atomics, a kernel with a default argument, a launch in a header, a host
-// .cpp that defines its own umin and max, inline PTX. Built
+// .cpp that defines its own umin and max, inline PTX, a cuda::barrier with cuda::memcpy_async,
+// and a thread that polls a flag another warp sets. Built
 // unchanged by cuguard_emulate (plain and SANITIZE). `samples_program` checks its own results and
 // prints PASSED; `samples_program assert` fails a device assert(); `samples_program overrun`
 // stores one element past a cudaMalloc block.
 #include <cuda_profiler_api.h>
+#include <cuda/barrier>
 #include <cuda_runtime.h>
 
 #include <cassert>
@@ -79,6 +81,33 @@ __global__ void counters(unsigned* c, const unsigned* bits, int* mapped) {
            __umul24(b, 3u) + __byte_perm(b, 0u, 0x0123) % 256 + umin(b, 4u) + __umulhi(b, 1u << 31);
     mapped[0] = 42;
   }
+}
+
+// simpleAWBarrier's split barrier (arrive, then wait) and globalToShmemAsyncCopy's
+// cuda::memcpy_async into shared memory, complete with the barrier's phase; then thread 0 polls,
+// with __nanosleep between reads, a flag that the last thread sets: a wait that needs the other
+// threads to run. out[t]: in[63 - t] for t > 0; out[0]: the flag plus two warps' partial values.
+__global__ void waits(int* out, const int* in) {
+#pragma diag_suppress static_var_with_dynamic_init
+  __shared__ cuda::barrier<cuda::thread_scope_block> bar;
+  __shared__ int staged[64];
+  __shared__ int partial[2];
+  __shared__ int flag;
+  if (threadIdx.x == 0) {
+    init(&bar, blockDim.x);
+    flag = 0;
+  }
+  __syncthreads();
+  cuda::memcpy_async(&staged[threadIdx.x], &in[threadIdx.x], sizeof(int), bar);
+  if (threadIdx.x % 32 == 0) partial[threadIdx.x / 32] = static_cast<int>(threadIdx.x) + 1;
+  auto token = bar.arrive();
+  bar.wait(std::move(token));
+  if (threadIdx.x > 0) out[threadIdx.x] = staged[63 - threadIdx.x];
+  if (threadIdx.x == 0) {
+    while (atomicAdd(&flag, 0) == 0) __nanosleep(100);
+    out[0] = flag + partial[0] + partial[1];
+  }
+  if (threadIdx.x == blockDim.x - 1) atomicExch(&flag, 1000);
 }
 
 __global__ void asserting(int* out) {
@@ -201,6 +230,10 @@ int main(int argc, char** argv) {
   arch_gated<<<1, 32>>>(d_rev);
   CHECK(cudaMemcpy(h_rev, d_rev, 32 * sizeof(int), cudaMemcpyDeviceToHost));
   for (int i = 0; i < 32; ++i) ok = ok && h_rev[i] == 31 * 32 / 2;
+  waits<<<2, 64>>>(d_rev, d_out);
+  CHECK(cudaMemcpy(h_rev, d_rev, sizeof h_rev, cudaMemcpyDeviceToHost));
+  ok = ok && h_rev[0] == 1000 + 1 + 33;
+  for (int t = 1; t < 64; ++t) ok = ok && h_rev[t] == h_out[63 - t];
   ok = ok && host_helper(3u, 8u) == 11u; // samples/host_helpers.cpp: a host source with its own umin and max
 
   CHECK(cudaProfilerStop());

@@ -103,10 +103,14 @@ def test_each_shared_variable_is_listed_by_name_on_its_line():
             "}\n"
             "#define SMEM __shared__ int q[3];\n")
     lines = body(text).split("\n")
-    assert lines[0] == "__shared__ int a[4], b; CUGUARD_IMPL_SHARED_VARIABLE(a) CUGUARD_IMPL_SHARED_VARIABLE(b)"
-    assert lines[2].endswith("tiles[2][3]; CUGUARD_IMPL_SHARED_VARIABLE(tiles)")
-    assert lines[3].endswith("counts[N < 4 ? 1 : 2]; CUGUARD_IMPL_SHARED_VARIABLE(counts)")
-    assert "CUGUARD_IMPL_SHARED_VARIABLE(dyn)" not in lines[4]
+    assert lines[0] == ("__shared__ int CUGUARD_IMPL_SHARED_NAME(a)[4], CUGUARD_IMPL_SHARED_NAME(b);"
+                        " CUGUARD_IMPL_SHARED_VARIABLE(a) CUGUARD_IMPL_SHARED_VARIABLE(b)")
+    assert lines[2].endswith("cuda::std::array<float, 4> CUGUARD_IMPL_SHARED_NAME(tiles)[2][3];"
+                             " CUGUARD_IMPL_SHARED_VARIABLE(tiles)")
+    assert lines[3].endswith("CUGUARD_IMPL_SHARED_NAME(counts)[N < 4 ? 1 : 2]; CUGUARD_IMPL_SHARED_VARIABLE(counts)")
+    assert "dyn" in lines[4] and "CUGUARD_IMPL_SHARED" not in lines[4]
+    # (the declarator, not a type of the same spelling)
+    assert body("__shared__ Storage Storage;\n").startswith("__shared__ Storage CUGUARD_IMPL_SHARED_NAME(Storage);")
     assert lines[6] == "#define SMEM __shared__ int q[3];"
     assert len(lines) == len(text.split("\n"))
 
@@ -213,4 +217,23 @@ def test_inline_ptx_becomes_a_call_of_the_interpreter_in_sources_and_cub_headers
 
 def test_alignas_after_shared_becomes_a_gnu_attribute():
     out = body("__global__ void k() {\n  __shared__ alignas(alignof(float4)) float a[4][8];\n}\n")
-    assert out.splitlines()[1].startswith("  __shared__ __attribute__((aligned(alignof(float4)))) float a[4][8];")
+    assert out.splitlines()[1].startswith("  __shared__ __attribute__((aligned(alignof(float4)))) float CUGUARD_IMPL_SHARED_NAME(a)[4][8];")
+
+
+def test_libcudacxx_host_atomics_notifies_and_memcpy_async_are_marked_in_the_shadow(tmp_path):
+    atomics = tmp_path / "cccl/cuda/std/__atomic/functions/host.h"
+    atomics.parent.mkdir(parents=True)
+    atomics.write_text("template <typename _Tp>\ninline _Tp __atomic_load_host(_Tp* __a, int __order)\n{\n  return *__a;\n}\n"
+                       "template <typename _Tp>\n__atomic_alignment_wrapper<_Tp>* __atomic_force_align_host(_Tp* __a)\n{\n}\n")
+    notify = tmp_path / "cccl/cuda/std/__atomic/wait/notify_wait.h"
+    notify.parent.mkdir(parents=True)
+    notify.write_text("template <typename _Tp, typename _Sco>\nvoid __atomic_notify_all(_Tp const volatile*, _Sco)\n{\n}\n")
+    (tmp_path / "cccl/cub").mkdir()
+    emulate.shadow_cccl(str(tmp_path / "cccl"), str(tmp_path / "out"))
+    marked = (tmp_path / "out/cuda/std/__atomic/functions/host.h").read_text().split("\n")
+    assert marked[0] == "#include <cuguard/detail/emulation/host_atomics.hpp>"
+    assert marked[1] == f'#line 1 "{atomics}"'  # (diagnostics name the toolkit's file and line)
+    assert marked[4] == "{ CUGUARD_IMPL_HOST_ATOMIC(__a);"
+    assert marked[9] == "{"  # not __atomic_force_align_host, which makes no access
+    assert "{ CUGUARD_IMPL_HOST_NOTIFY();" in (tmp_path / "out/cuda/std/__atomic/wait/notify_wait.h").read_text()
+    assert not (tmp_path / "out/cuda/__memcpy_async/memcpy_async.h").exists()  # (a header the toolkit lacks)

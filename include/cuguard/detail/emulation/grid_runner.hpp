@@ -115,6 +115,13 @@ class grid_runner {
     wait(fiber_state::at_barrier);
   }
 
+  /// The running thread spins (sched_yield, nanosleep, __nanosleep: a wait for what another
+  /// thread writes): it stays ready, and the block's other threads run first (spin_waits.hpp).
+  inline void yield();
+  /// A barrier of libcu++'s completes a phase (its notify): for the race detector, what the
+  /// block's threads did before is ordered with what they do after, as at a __syncthreads().
+  inline void phase_completed();
+
   /// The grid's first divergent barrier (found false: none).
   const barrier_problem& problem() const noexcept { return problem_; }
   /// The grid's first race on shared memory (found false: none).
@@ -248,6 +255,7 @@ class grid_runner {
   void finish_current() {
     fibers_[current_].st = fiber_state::done;
     ++finished_;
+    pass_moved_ = true;
   }
 
   void run_block(dim3 grid, dim3 block, uint3 block_idx, std::size_t threads) {
@@ -273,45 +281,8 @@ class grid_runner {
   }
 
   // The block's passes: each runs, in the schedule's order, every thread that is ready, until
-  // one waits or returns; a pass in which none was ready opens the barriers. Its state is the
-  // runner's (pass_at_, pass_ran_, draw_), so that a scheduler on a fresh stack goes on where the
-  // last one left off (in thread order, after in_order_start). Returns when all finished, or one trapped or threw.
-  void run_passes() {
-#if CUGUARD_IMPL_DIRECT_THREADS
-    if (in_order_) body_.in_order(*this, body_.arg);
-#endif
-    for (;;) {
-      if (stopped() || finished_ == threads_) return;
-      if (pass_at_ == threads_) {
-        // Every live thread waits at __syncthreads() (none can be ready): the barrier opens;
-        // else, where no thread could run in the pass, the warp barriers open.
-        if (at_barrier_ + finished_ == threads_) {
-          open_block_barrier();
-        } else if (!pass_ran_) {
-          try {
-            release_warp_barriers(fibers_.data(), threads_, block_ids_.block_idx, warp_problem_, races_);
-          } catch (...) {
-            error_ = std::current_exception();
-            return;
-          }
-        }
-        pass_ran_ = false;
-        if (schedule_.kind == schedule::order::random) schedule_.order_threads(order_.data(), threads_, draw_);
-        pass_at_ = 0;
-        continue;
-      }
-      const unsigned t = order_[pass_at_++];
-      if (fibers_[t].st != fiber_state::ready) continue;
-      pass_ran_ = true;
-#if CUGUARD_IMPL_DIRECT_THREADS
-      if (fibers_[t].stack < 0) {
-        run_direct(t); // after the block's in-order start
-        continue;
-      }
-#endif
-      resume(t);
-    }
-  }
+  // one waits or returns; a pass in which none could go on opens the barriers (defined below the class).
+  inline void run_passes();
 
 #if CUGUARD_IMPL_DIRECT_THREADS
   // A scheduler on a fresh stack (scheduler_stack_): its context, to switch to.
@@ -365,6 +336,7 @@ class grid_runner {
   void wait(fiber_state s) {
     fiber& f = fibers_[current_];
     f.st = s;
+    if (s != fiber_state::ready) pass_moved_ = true;
 #if CUGUARD_IMPL_DIRECT_THREADS
     if (f.on_scheduler_stack) return leave_scheduler_stack(f);
 #endif
@@ -376,6 +348,7 @@ class grid_runner {
   // A thread trapped or threw: the block stops. Only a thread that finishes can have stopped it,
   // so a waiting thread hands over without this test.
   bool stopped() const noexcept { return trapped_ || error_; }
+  inline bool any_at_warp_barrier() const noexcept;
   // The next thread of the pass that is ready, `t`, left at pass_at_ (false: none).
   bool next_ready_of_pass(unsigned& t) {
     for (unsigned at = pass_at_; at < threads_; ++at) {
@@ -422,6 +395,8 @@ class grid_runner {
   bool barrier_sites_differ_ = false; ///< another waits elsewhere
   unsigned pass_at_ = 0;     ///< the next position of this pass in order_
   bool pass_ran_ = false;    ///< a thread ran in this pass
+  bool pass_spun_ = false;   ///< a thread of this pass yielded (a spin-wait)
+  bool pass_moved_ = false;  ///< a thread of this pass waited at a barrier or finished
   std::uint64_t draw_ = 0;   ///< the random schedule's state
   int scheduler_stack_ = -1; ///< the stack the scheduler runs on (direct threads)
   void* os_sp_ = nullptr;    ///< run_block's stack pointer while the block runs (direct threads)

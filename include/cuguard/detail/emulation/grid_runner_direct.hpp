@@ -87,7 +87,7 @@ __attribute__((noinline)) inline void grid_runner::write_fibers_in_order() {
   finished_ = t;
   returned_ = t > 0 ? 0 : -1;
   pass_at_ = t + 1;
-  pass_ran_ = true;
+  pass_ran_ = pass_moved_ = true;
 }
 
 // Thread t runs as a call on the scheduler's stack (the running-thread pointers: run_direct's).
@@ -106,6 +106,7 @@ inline bool grid_runner::end_direct(unsigned& t) {
   returned(t);
   f.st = fiber_state::done;
   ++finished_;
+  pass_moved_ = true;
   races_.end_segment(current_); // leave(), but for the running-thread pointers: the next
                                 // direct thread sets the same ones (enter), the others clear them
   if (!f.on_scheduler_stack) resumed_direct_done(f);

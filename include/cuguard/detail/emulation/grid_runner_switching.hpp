@@ -25,6 +25,65 @@ inline void grid_runner::open_block_barrier() {
   barrier_sites_differ_ = false;
 }
 
+// The block's passes. Their state is the runner's (pass_at_, pass_ran_, draw_), so that a
+// scheduler on a fresh stack goes on where the last one left off (in thread order, after
+// in_order_start). Returns when all finished, or one trapped or threw.
+inline void grid_runner::run_passes() {
+#if CUGUARD_IMPL_DIRECT_THREADS
+  if (in_order_) body_.in_order(*this, body_.arg);
+#endif
+  for (;;) {
+    if (stopped() || finished_ == threads_) return;
+    if (pass_at_ == threads_) {
+      // Every live thread waits at __syncthreads() (none can be ready): the barrier opens; else,
+      // where no thread could go on in the pass (none ran, or those that ran only spun), the
+      // warp barriers open. Threads that spin with none waiting at a warp barrier go on
+      // spinning, as on a GPU.
+      if (at_barrier_ + finished_ == threads_) {
+        open_block_barrier();
+      } else if ((!pass_ran_ || (pass_spun_ && !pass_moved_)) && any_at_warp_barrier()) {
+        try {
+          release_warp_barriers(fibers_.data(), threads_, block_ids_.block_idx, warp_problem_, races_);
+        } catch (...) {
+          error_ = std::current_exception();
+          return;
+        }
+      }
+      pass_ran_ = pass_spun_ = pass_moved_ = false;
+      if (schedule_.kind == schedule::order::random) schedule_.order_threads(order_.data(), threads_, draw_);
+      pass_at_ = 0;
+      continue;
+    }
+    const unsigned t = order_[pass_at_++];
+    if (fibers_[t].st != fiber_state::ready) continue;
+    pass_ran_ = true;
+#if CUGUARD_IMPL_DIRECT_THREADS
+    if (fibers_[t].stack < 0) {
+      run_direct(t); // after the block's in-order start
+      continue;
+    }
+#endif
+    resume(t);
+  }
+}
+
+inline bool grid_runner::any_at_warp_barrier() const noexcept {
+  for (unsigned t = 0; t < threads_; ++t)
+    if (fibers_[t].st == fiber_state::at_warp_barrier) return true;
+  return false;
+}
+
+inline void grid_runner::phase_completed() {
+  races_.end_segment(current_);
+  races_.block_barrier();
+}
+
+inline void grid_runner::yield() {
+  fibers_in_order();
+  pass_spun_ = true;
+  wait(fiber_state::ready);
+}
+
 // The next thread of the pass, `t`, where it runs on a stack of its own: taken from the pass
 // (false: the scheduler goes on, for the pass's end; the callers test stopped() first). With
 // direct threads, a thread not started is started here on a fresh stack, so that a waiting

@@ -84,8 +84,8 @@ inline long long llmax(long long a, long long b) { return a < b ? b : a; }
 inline unsigned long long ullmin(unsigned long long a, unsigned long long b) { return b < a ? b : a; }
 inline unsigned long long ullmax(unsigned long long a, unsigned long long b) { return a < b ? b : a; }
 #endif
-/// Waits about `ns` nanoseconds as a GPU may (any time up to about twice that): here the OS
-/// thread yields.
+/// Waits about `ns` nanoseconds as a GPU may (any time up to about twice that): here the thread
+/// lets the block's other threads run first (spin_waits.hpp).
 inline void __nanosleep(unsigned int ns) {
   (void)ns;
   ::sched_yield();

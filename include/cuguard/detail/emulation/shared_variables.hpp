@@ -116,16 +116,31 @@ inline const shared_variable* find_shared_variable(std::uintptr_t a, std::size_t
   return nullptr;
 }
 
+/// `p`, as the optimizer cannot follow it (so that an access through it is an access through a
+/// pointer, which AddressSanitizer instruments).
+template <class T>
+T* opaque_address(T* p) noexcept {
+  asm("" : "+r"(p));
+  return p;
+}
+
 } // namespace engine
 } // namespace detail
 CUGUARD_IMPL_END_NAMESPACE
 
-/// Follows the declaration of the `__shared__` variable `name` in a translated .cu file: lists it
-/// for the race detector (where access hooks are built in; detail/runtime/access_hooks.hpp).
-#define CUGUARD_IMPL_SHARED_VARIABLE(name)                                                             \
-  [[maybe_unused]] static const bool cuguard_impl_shared_##name =                                      \
-      ::cuguard::detail::engine::declare_shared<decltype(name)>(                                       \
-          []() noexcept -> void* {                                                                     \
-            return const_cast<void*>(static_cast<const volatile void*>(__builtin_addressof(name)));    \
-          },                                                                                           \
+/// What a translated .cu file declares a `__shared__` variable `name` as: its storage, which
+/// CUGUARD_IMPL_SHARED_VARIABLE(name) then names `name` (a reference). GCC's AddressSanitizer
+/// leaves a thread_local variable's accesses at constant offsets unchecked (`partial[1]`); through
+/// the reference, every access reaches the access hooks, as one at a computed index does.
+#define CUGUARD_IMPL_SHARED_NAME(name) cuguard_impl_shared_##name
+/// Follows the declaration of the `__shared__` variable `name` in a translated .cu file: names
+/// its storage `name`, and lists it for the race detector (where access hooks are built in;
+/// detail/runtime/access_hooks.hpp).
+#define CUGUARD_IMPL_SHARED_VARIABLE(name)                                                                  \
+  thread_local auto& name = *::cuguard::detail::engine::opaque_address(__builtin_addressof(cuguard_impl_shared_##name)); \
+  [[maybe_unused]] static const bool cuguard_impl_shared_listed_##name =                                   \
+      ::cuguard::detail::engine::declare_shared<decltype(cuguard_impl_shared_##name)>(                     \
+          []() noexcept -> void* {                                                                          \
+            return const_cast<void*>(static_cast<const volatile void*>(__builtin_addressof(cuguard_impl_shared_##name))); \
+          },                                                                                                \
           #name, __FILE__, __LINE__);
