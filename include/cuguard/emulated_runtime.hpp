@@ -48,6 +48,8 @@
 
 #include <cuda_runtime.h>
 
+#include <cuguard/detail/runtime/emulated_pool_calls.hpp> // IWYU pragma: export (memory pools; after the toolkit's)
+
 #include <cstddef>
 
 
@@ -76,8 +78,7 @@ inline cudaError_t cudaMalloc(void** devPtr, size_t size) {
   CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::allocate(devPtr, size, ::cuguard::memory_space::device, "cudaMalloc"));
 }
 inline cudaError_t cudaMallocAsync(void** devPtr, size_t size, cudaStream_t hStream) {
-  if (!CUGUARD_IMPL_ER::valid_stream(hStream)) CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::result(cudaErrorInvalidResourceHandle));
-  CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::allocate(devPtr, size, ::cuguard::memory_space::device, "cudaMallocAsync"));
+  CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::allocate_from_pool(devPtr, size, nullptr, hStream, "cudaMallocAsync"));
 }
 inline cudaError_t cudaMallocManaged(void** devPtr, size_t size, unsigned int flags) {
   if (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost) CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::result(cudaErrorInvalidValue));
@@ -90,11 +91,15 @@ inline cudaError_t cudaHostAlloc(void** pHost, size_t size, unsigned int) {
   CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::allocate(pHost, size, ::cuguard::memory_space::pinned, "cudaHostAlloc"));
 }
 inline cudaError_t cudaFree(void* devPtr) {
-  CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::free_block(devPtr, false, "cudaFree"));
+  const cudaError_t e = CUGUARD_IMPL_ER::free_block(devPtr, false, "cudaFree");
+  if (e == cudaSuccess) CUGUARD_IMPL_ER::returned_to_pool(devPtr);
+  CUGUARD_IMPL_RETURN(e);
 }
 inline cudaError_t cudaFreeAsync(void* devPtr, cudaStream_t hStream) {
   if (!CUGUARD_IMPL_ER::valid_stream(hStream)) CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::result(cudaErrorInvalidResourceHandle));
-  CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::free_block(devPtr, false, "cudaFreeAsync"));
+  const cudaError_t e = CUGUARD_IMPL_ER::free_block(devPtr, false, "cudaFreeAsync");
+  if (e == cudaSuccess) CUGUARD_IMPL_ER::returned_to_pool(devPtr);
+  CUGUARD_IMPL_RETURN(e);
 }
 inline cudaError_t cudaFreeHost(void* ptr) {
   CUGUARD_IMPL_RETURN(CUGUARD_IMPL_ER::free_block(ptr, true, "cudaFreeHost"));

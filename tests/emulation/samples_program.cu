@@ -1,9 +1,9 @@
 // A program written as NVIDIA's samples write theirs: helper_cuda.h-style error checks and
-// device choice, the occupancy API, symbols, host registration, stream callbacks, the integer
-// intrinsics and scoped atomics, a kernel with a default argument, a launch in a header, a host
-// .cpp that defines its own umin and max, inline PTX, a cuda::barrier with cuda::memcpy_async,
-// and a thread that polls a flag another warp sets. Built
-// unchanged by cuguard_emulate (plain and SANITIZE). `samples_program` checks its own results and
+// device choice, the occupancy API, symbols, host registration, stream callbacks, the default
+// memory pool, the integer intrinsics and scoped atomics, a kernel with a default argument, a
+// launch in a header, a host .cpp that defines its own umin and max, inline PTX, a cuda::barrier
+// with cuda::memcpy_async, and a thread that polls a flag another warp sets. Built unchanged by
+// cuguard_emulate (plain and SANITIZE). `samples_program` checks its own results and
 // prints PASSED; `samples_program assert` fails a device assert(); `samples_program overrun`
 // stores one element past a cudaMalloc block.
 #include <cuda_profiler_api.h>
@@ -11,6 +11,7 @@
 #include <cuda_runtime.h>
 
 #include <cassert>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -235,6 +236,21 @@ int main(int argc, char** argv) {
   ok = ok && h_rev[0] == 1000 + 1 + 33;
   for (int t = 1; t < 64; ++t) ok = ok && h_rev[t] == h_out[63 - t];
   ok = ok && host_helper(3u, 8u) == 11u; // samples/host_helpers.cpp: a host source with its own umin and max
+
+  // Stream-ordered allocation from the device's default pool, as streamOrderedAllocation does.
+  cudaMemPool_t pool;
+  CHECK(cudaDeviceGetDefaultMemPool(&pool, device));
+  uint64_t threshold = UINT64_MAX, used = 0, after = 0;
+  CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));
+  int* d_async = nullptr;
+  CHECK(cudaMallocAsync(&d_async, 256 * sizeof(int), stream));
+  CHECK(cudaMemsetAsync(d_async, 0, 256 * sizeof(int), stream));
+  CHECK(cudaStreamSynchronize(stream));
+  CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used));
+  CHECK(cudaFreeAsync(d_async, stream));
+  CHECK(cudaStreamSynchronize(stream));
+  CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &after));
+  ok = ok && used >= 256 * sizeof(int) && after < used;
 
   CHECK(cudaProfilerStop());
   for (void* p : {static_cast<void*>(d_out), static_cast<void*>(d_counters), static_cast<void*>(d_bits),
