@@ -242,6 +242,13 @@ inline cudaError_t cudaDeviceReset(void) {
 } // extern "C"
 
 #include <cuguard/detail/runtime/emulated_device_calls.hpp> // IWYU pragma: export
+
+/// cudaLaunchKernelEx(config, kernel, args...) of a kernel given as its function, with the
+/// caller's position: the launch the toolkit's template makes through cudaLaunchKernelExC, for
+/// any kernel (not only those a translated file registers; CUB's device-wide algorithms launch
+/// theirs so). After <cuda_runtime.h>, whose own template it takes the place of.
+#define cudaLaunchKernelEx(...) \
+  ::cuguard::detail::launch_kernel_ex(::cuguard::detail::chevron_site(__PRETTY_FUNCTION__), __VA_ARGS__)
 #include <cuguard/detail/runtime/emulated_memory_calls.hpp> // IWYU pragma: export
 
 #undef CUGUARD_IMPL_RETURN

@@ -77,6 +77,12 @@ inline constexpr int warpSize = 32;
 /// What the translator (python/cuguard/emulate.py) writes for __CUDA_ARCH__ in a conditional that
 /// selects device code (in a kernel's body, say): the emulated device's, an H100's 9.0.
 #define CUGUARD_DEVICE_CUDA_ARCH 900
+/// CUB's device code picks its tuning policy by CUB_PTX_ARCH (0 in host code, its lowest policy),
+/// its host code by the device's PTX version (cudaFuncGetAttributes: the emulated device's 9.0):
+/// the emulated device's here too, so that both sides of a device-wide algorithm pick the same.
+#ifndef CUB_PTX_ARCH
+#  define CUB_PTX_ARCH CUGUARD_DEVICE_CUDA_ARCH
+#endif
 
 // The caller's position (default arguments): a divergent barrier is reported at the barrier.
 inline void __syncthreads(const char* file = __builtin_FILE(), const char* function = __builtin_FUNCTION(),
@@ -93,6 +99,16 @@ inline int __syncthreads_count(int predicate, const char* file = __builtin_FILE(
   __atomic_fetch_add(&count, predicate ? 1 : 0, __ATOMIC_RELAXED);
   r.barrier({file, function, line});
   return count;
+}
+/// Non-zero where `predicate` is for every thread of the block (that has not exited).
+inline int __syncthreads_and(int predicate, const char* file = __builtin_FILE(),
+                             const char* function = __builtin_FUNCTION(), unsigned line = __builtin_LINE()) {
+  return __syncthreads_count(!predicate, file, function, line) == 0;
+}
+/// Non-zero where `predicate` is for any thread of the block.
+inline int __syncthreads_or(int predicate, const char* file = __builtin_FILE(),
+                            const char* function = __builtin_FUNCTION(), unsigned line = __builtin_LINE()) {
+  return __syncthreads_count(predicate, file, function, line) != 0;
 }
 // The warp-synchronous functions: each waits for the lanes of its mask (a lane outside its own
 // mask, or a mask naming a lane that returned, is reported as synccheck reports it), with the

@@ -699,8 +699,9 @@ def mark_cccl(text, path, pattern, mark):
 
 def shadow_cccl(cccl, out_dir):
     """Writes into `out_dir` (to be searched before the toolkit's headers) the translate_ptx() copy of
-    each CUB header under `cccl` that holds inline PTX, and libcu++'s host atomics marked
-    (mark_cccl); the others are the toolkit's own."""
+    each CUB header under `cccl` that holds inline PTX, the translate() copy of each CUB or Thrust
+    header that launches a kernel with <<<>>> (CUB's device-wide algorithms launch through one),
+    and libcu++'s headers marked (mark_cccl); the others are the toolkit's own."""
     written = []
     for header, (pattern, mark) in _CCCL_MARKS.items():
         path = os.path.join(cccl, header)
@@ -709,19 +710,24 @@ def shadow_cccl(cccl, out_dir):
                 target = os.path.join(out_dir, header)
                 _write_if_changed(target, mark_cccl(f.read(), path, pattern, mark))
                 written.append(target)
-    root = os.path.join(cccl, "cub")
-    for folder, _, files in os.walk(root):
-        for name in files:
-            path = os.path.join(folder, name)
-            if not name.endswith((".cuh", ".h")):
-                continue
-            with open(path, encoding="utf-8") as f:
-                text = f.read()
-            if _ASM.search(_mask(text)) is None:
-                continue
-            target = os.path.join(out_dir, os.path.relpath(path, cccl))
-            _write_if_changed(target, translate_ptx(text))
-            written.append(target)
+    for library in ("cub", "thrust"):
+        for folder, _, files in os.walk(os.path.join(cccl, library)):
+            for name in files:
+                path = os.path.join(folder, name)
+                if not name.endswith((".cuh", ".h")):
+                    continue
+                with open(path, encoding="utf-8") as f:
+                    text = f.read()
+                masked = _mask(text)
+                if "<<<" in masked:  # (the launch of CUB's device-wide algorithms: thrust's triple_chevron)
+                    translated = "#include <cuguard/detail/runtime/chevron.hpp>\n" + translate(text, path, header=True)
+                elif library == "cub" and _ASM.search(masked) is not None:
+                    translated = translate_ptx(text)
+                else:
+                    continue
+                target = os.path.join(out_dir, os.path.relpath(path, cccl))
+                _write_if_changed(target, translated)
+                written.append(target)
     return written
 
 

@@ -1,6 +1,7 @@
 // A program that uses CUB's block and warp primitives as CUDA extensions do (pytorch3d's
 // BlockReduce with cub::ArgMax, BlockScan, BlockLoad / BlockStore, BlockRadixSort, WarpReduce,
-// WarpScan), built unchanged by cuguard_emulate (plain and SANITIZE) from the toolkit's own CUB.
+// WarpScan), and its device-wide algorithms from host code (DeviceReduce, DeviceScan,
+// DeviceRadixSort), built unchanged by cuguard_emulate (plain and SANITIZE) from the toolkit's own CUB.
 // `cub_program` checks its own results and prints PASSED; with an argument it runs one planted
 // bug: `reuse` (a TempStorage reused without the __syncthreads() CUB asks for: a race),
 // `past_end` (BlockLoad told of more valid items than the array holds).
@@ -9,13 +10,18 @@
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
 #include <cub/block/block_store.cuh>
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_reduce.cuh>
+#include <cub/device/device_scan.cuh>
 #include <cub/util_type.cuh>
 #include <cub/warp/warp_reduce.cuh>
 #include <cub/warp/warp_scan.cuh>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <vector>
 
 #include "samples/check.h"
 
@@ -157,6 +163,47 @@ static bool check_sort_and_warps() {
   return ok;
 }
 
+// Device-wide algorithms over several blocks' worth of items, each called twice as extensions
+// call them (the first call sizes the temporary storage): DeviceReduce::Sum, DeviceScan::
+// ExclusiveSum (its blocks wait on their predecessors' results) and DeviceRadixSort::SortPairs.
+static bool check_device_wide() {
+  const int n = 10000;
+  std::vector<int> keys(n), values(n), out_keys(n), out_values(n);
+  for (int i = 0; i < n; ++i) keys[i] = (i * 7919) % 1000, values[i] = i;
+  int *d_keys, *d_values, *d_out_keys, *d_out_values, *d_sum;
+  for (int** p : {&d_keys, &d_values, &d_out_keys, &d_out_values}) CHECK(cudaMalloc(p, n * sizeof(int)));
+  CHECK(cudaMalloc(&d_sum, sizeof(int)));
+  CHECK(cudaMemcpy(d_keys, keys.data(), n * sizeof(int), cudaMemcpyHostToDevice));
+  CHECK(cudaMemcpy(d_values, values.data(), n * sizeof(int), cudaMemcpyHostToDevice));
+  void* temp = nullptr;
+  size_t reduce_bytes = 0, scan_bytes = 0, sort_bytes = 0;
+  CHECK(cub::DeviceReduce::Sum(nullptr, reduce_bytes, d_keys, d_sum, n));
+  CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, d_keys, d_out_keys, n));
+  CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, d_keys, d_out_keys, d_values, d_out_values, n));
+  CHECK(cudaMalloc(&temp, std::max(reduce_bytes, std::max(scan_bytes, sort_bytes))));
+  CHECK(cub::DeviceReduce::Sum(temp, reduce_bytes, d_keys, d_sum, n));
+  int sum = 0;
+  CHECK(cudaMemcpy(&sum, d_sum, sizeof sum, cudaMemcpyDeviceToHost));
+  long long want = 0;
+  for (int k : keys) want += k;
+  bool ok = expect("DeviceReduce::Sum", sum, want);
+  CHECK(cub::DeviceScan::ExclusiveSum(temp, scan_bytes, d_keys, d_out_keys, n));
+  CHECK(cudaMemcpy(out_keys.data(), d_out_keys, n * sizeof(int), cudaMemcpyDeviceToHost));
+  for (int i = 0, run = 0; i < n; run += keys[i], ++i) ok = ok && expect("DeviceScan::ExclusiveSum", out_keys[i], run);
+  CHECK(cub::DeviceRadixSort::SortPairs(temp, sort_bytes, d_keys, d_out_keys, d_values, d_out_values, n));
+  CHECK(cudaMemcpy(out_keys.data(), d_out_keys, n * sizeof(int), cudaMemcpyDeviceToHost));
+  CHECK(cudaMemcpy(out_values.data(), d_out_values, n * sizeof(int), cudaMemcpyDeviceToHost));
+  for (int i = 0; i < n; ++i) { // sorted, stable, and each value still beside its key
+    ok = ok && expect("DeviceRadixSort::SortPairs pairs", keys[static_cast<size_t>(out_values[i])], out_keys[i]);
+    if (i > 0) ok = ok && expect("DeviceRadixSort::SortPairs order", out_keys[i - 1] < out_keys[i] ||
+                                 (out_keys[i - 1] == out_keys[i] && out_values[i - 1] < out_values[i]), 1);
+  }
+  for (void* p : {static_cast<void*>(d_keys), static_cast<void*>(d_values), static_cast<void*>(d_out_keys),
+                  static_cast<void*>(d_out_values), static_cast<void*>(d_sum), temp})
+    CHECK(cudaFree(p));
+  return ok;
+}
+
 int main(int argc, char** argv) {
   int h_in[threads];
   for (int i = 0; i < threads; ++i) h_in[i] = (i * 37 + 11) % 101;
@@ -172,7 +219,7 @@ int main(int argc, char** argv) {
     past_end<<<1, threads>>>(d_in, d_out, threads);
     std::printf("past_end ran: %s\n", cudaGetErrorName(cudaDeviceSynchronize()));
   } else {
-    const bool ok = check_blocks(d_in, h_in) && check_sort_and_warps();
+    const bool ok = check_blocks(d_in, h_in) && check_sort_and_warps() && check_device_wide();
     cudaDeviceProp prop;
     CHECK(cudaGetDeviceProperties(&prop, 0));
     std::printf("cub program: %s on %s\n", ok ? "PASSED" : "FAILED", prop.name);

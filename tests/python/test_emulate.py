@@ -229,7 +229,16 @@ def test_libcudacxx_host_atomics_notifies_and_memcpy_async_are_marked_in_the_sha
     notify.parent.mkdir(parents=True)
     notify.write_text("template <typename _Tp, typename _Sco>\nvoid __atomic_notify_all(_Tp const volatile*, _Sco)\n{\n}\n")
     (tmp_path / "cccl/cub").mkdir()
+    launcher = tmp_path / "cccl/thrust/system/cuda/detail/core/triple_chevron_launch.h"
+    launcher.parent.mkdir(parents=True)
+    launcher.write_text("template <class K, class... Args>\nint doit(K k, Args const&... args) {\n"
+                        "  k<<<grid, block, shared_mem, stream>>>(args...);\n  return 0;\n}\n")
+    (tmp_path / "cccl/thrust/logging.h").write_text('const char* s = "k<<<1, 2>>>()";\n')  # (in a string: left alone)
     emulate.shadow_cccl(str(tmp_path / "cccl"), str(tmp_path / "out"))
+    launch = (tmp_path / "out/thrust/system/cuda/detail/core/triple_chevron_launch.h").read_text()
+    assert launch.startswith("#include <cuguard/detail/runtime/chevron.hpp>\n")
+    assert "::cuguard::detail::chevron_named" in launch and "k<<<" not in launch
+    assert not (tmp_path / "out/thrust/logging.h").exists()
     marked = (tmp_path / "out/cuda/std/__atomic/functions/host.h").read_text().split("\n")
     assert marked[0] == "#include <cuguard/detail/emulation/host_atomics.hpp>"
     assert marked[1] == f'#line 1 "{atomics}"'  # (diagnostics name the toolkit's file and line)

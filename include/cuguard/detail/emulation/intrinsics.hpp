@@ -45,6 +45,10 @@ inline void note_atomic(const void* p) noexcept {
 /// The atomic operations the calling OS thread is in, and where the outermost was called (a
 /// sanitizer's access hook tells their accesses from plain ones, at the caller's line).
 inline thread_local int atomic_depth = 0;
+/// Non-zero while the calling OS thread runs the emulation's own code that a sanitized build's
+/// access hooks pass over (the PTX interpreter's workings: what an interpreted ld or st reads and
+/// writes is checked by AddressSanitizer's memcpy).
+inline thread_local int hooks_paused = 0;
 inline thread_local const void* atomic_caller = nullptr;
 struct atomic_noted {
   const void* p;

@@ -53,8 +53,12 @@ inline const std::vector<statement>& interpreter::compiled(const char* text) {
   if (found != programs.end()) return found->second;
   std::vector<statement> program;
   std::string piece;
+  int operand_braces = 0; // (a brace inside an instruction is a vector operand's, not a block's)
   for (const char* p = text;; ++p) {
-    if (*p == ';' || *p == '{' || *p == '}' || *p == '\0') {
+    if (*p == '{' && !trim(piece).empty()) ++operand_braces;
+    const bool operand_brace = operand_braces > 0 && (*p == '{' || *p == '}');
+    if (*p == '}' && operand_brace) --operand_braces;
+    if (!operand_brace && (*p == ';' || *p == '{' || *p == '}' || *p == '\0')) {
       const std::string s = trim(piece);
       if (!s.empty()) program.push_back(parse(s));
       piece.clear();
@@ -102,7 +106,7 @@ inline bool interpreter::dispatch(const statement& st) {
   const std::vector<std::string>& a = st.args;
   const std::string& head = parts[0];
   const std::string& type = parts.back();
-  if (head == "exit") engine::runner().exit_thread();
+  if (head == "exit") unpaused([] { engine::runner().exit_thread(); });
   if (head == "membar" || head == "fence") std::atomic_thread_fence(std::memory_order_seq_cst);
   else if (head == "shfl") shuffle(parts.size() > 2 ? parts[2] : "", a, st.predicate_out);
   else if (head == "vote") vote(parts, a);
@@ -158,8 +162,9 @@ inline void interpreter::vote(const std::vector<std::string>& parts, const std::
   const std::string mode = parts[1] == "sync" ? parts[2] : parts[1];
   const unsigned mask = static_cast<unsigned>(value(a[2]));
   unsigned voters = 0;
-  const unsigned votes =
-      engine::runner().ballot(value(a[1]) != 0, engine::warp_call{mask, {file_, "", line_}, "vote.sync"}, &voters);
+  const bool predicate = value(a[1]) != 0;
+  const engine::warp_call call{mask, {file_, "", line_}, "vote.sync"};
+  const unsigned votes = unpaused([&] { return engine::runner().ballot(predicate, call, &voters); });
   if (mode == "ballot") set(a[0], votes);
   else if (mode == "any") set(a[0], votes != 0 ? 1 : 0);
   else if (mode == "all") set(a[0], votes == voters ? 1 : 0);
@@ -258,7 +263,8 @@ inline void interpreter::shuffle(const std::string& mode, const std::vector<std:
   else unsupported("shfl.sync." + mode);
   if (!in_range) j = static_cast<int>(lane);
   const std::uint64_t mine = value(a[1]) & 0xffffffffu;
-  set(dst, engine::runner().exchange(mine, static_cast<unsigned>(j), engine::warp_call{mask, {file_, "", line_}, "shfl.sync"}));
+  const engine::warp_call call{mask, {file_, "", line_}, "shfl.sync"};
+  set(dst, unpaused([&] { return engine::runner().exchange(mine, static_cast<unsigned>(j), call); }));
   if (!predicate_out.empty()) set(predicate_out, in_range ? 1 : 0);
 }
 

@@ -126,6 +126,17 @@ class interpreter {
     return out;
   }
 
+  // Runs `f`, which may switch to the block's other threads (a warp exchange) or never return
+  // (exit), with the access hooks on again: what pauses them is the running thread's alone.
+  template <class F>
+  static auto unpaused(F&& f) {
+    struct resumed {
+      resumed() noexcept { --engine::hooks_paused; }
+      ~resumed() { ++engine::hooks_paused; }
+    } hooks;
+    return f();
+  }
+
   std::uint64_t special(const char* name) const {
     const unsigned lane = engine::lane();
     if (std::strcmp(name, "%laneid") == 0) return lane;
@@ -196,6 +207,10 @@ void run(const char* file, unsigned line, const char* text, const Operands&... o
   operand_ref list[sizeof...(Operands) + 1];
   std::size_t n = 0;
   (add(list, n, ops), ...);
+  struct paused { // (the interpreter's own accesses are no kernel's: engine::hooks_paused)
+    paused() noexcept { ++engine::hooks_paused; }
+    ~paused() { --engine::hooks_paused; }
+  } hooks;
   interpreter(file, line, text, list, n).run();
 }
 

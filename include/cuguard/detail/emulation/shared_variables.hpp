@@ -45,6 +45,8 @@ struct shared_variable_list {
 };
 /// Some variable is listed (plain data, for a sanitizer's access hook, which reads it with no call).
 inline bool shared_variables_listed = false;
+/// How many are (the list's count, as plain data for the same reason).
+inline unsigned shared_variables_count = 0;
 inline shared_variable_list& shared_variables() {
   static shared_variable_list list;
   return list;
@@ -79,6 +81,7 @@ bool declare_shared(void* (*address)() noexcept, const char* name, const char* f
   const std::lock_guard<std::mutex> lock(list.mutex);
   list.all.push_back(v);
   list.count.store(static_cast<unsigned>(list.all.size()), std::memory_order_release);
+  __atomic_store_n(&shared_variables_count, static_cast<unsigned>(list.all.size()), __ATOMIC_RELEASE);
   __atomic_store_n(&shared_variables_listed, true, __ATOMIC_RELEASE);
   return true;
 }
@@ -92,26 +95,36 @@ struct shared_variable_places {
   };
   unsigned seen = 0; ///< how many of the list it holds
   std::vector<place> places;
+  const place* first = nullptr; ///< places.data() and size(), for a lookup that calls nothing
+  std::size_t count = 0;
 };
 
-/// The `__shared__` variable of the calling OS thread that [a, a + n) lies in (null: none).
-inline const shared_variable* find_shared_variable(std::uintptr_t a, std::size_t n, std::uintptr_t* begin) {
-  static thread_local shared_variable_places mine;
+/// Adds the variables listed since `mine` last looked. Not waiting for the list: its holder's own
+/// accesses come to the lookup too (a variable being listed is found at the next access).
+inline void refresh_places(shared_variable_places& mine) {
   shared_variable_list& list = shared_variables();
-  // Not waiting for the list: its holder's own accesses come here too (a variable being listed
-  // is found at the next access).
   std::unique_lock<std::mutex> lock(list.mutex, std::defer_lock);
-  if (mine.seen != list.count.load(std::memory_order_acquire) && lock.try_lock()) {
-    for (std::size_t i = mine.seen; i < list.all.size(); ++i) {
-      const shared_variable& v = list.all[i];
-      mine.places.push_back({reinterpret_cast<std::uintptr_t>(v.address()), v.bytes, &v});
-    }
-    mine.seen = static_cast<unsigned>(list.all.size());
+  if (!lock.try_lock()) return;
+  for (std::size_t i = mine.seen; i < list.all.size(); ++i) {
+    const shared_variable& v = list.all[i];
+    mine.places.push_back({reinterpret_cast<std::uintptr_t>(v.address()), v.bytes, &v});
   }
-  for (const shared_variable_places::place& p : mine.places)
-    if (a >= p.begin && n <= p.bytes && a - p.begin <= p.bytes - n) {
-      *begin = p.begin;
-      return p.variable;
+  mine.seen = static_cast<unsigned>(list.all.size());
+  mine.first = mine.places.data();
+  mine.count = mine.places.size();
+}
+
+/// The `__shared__` variable of the calling OS thread that [a, a + n) lies in (null: none). Not
+/// sanitized, and its loop calls nothing: a sanitized build's access hook runs it at every access,
+/// and each access of a sanitized function would come back to the hook.
+__attribute__((no_sanitize_address)) inline const shared_variable* find_shared_variable(std::uintptr_t a, std::size_t n,
+                                                                                       std::uintptr_t* begin) {
+  static thread_local shared_variable_places mine;
+  if (mine.seen != __atomic_load_n(&shared_variables_count, __ATOMIC_ACQUIRE)) refresh_places(mine);
+  for (const shared_variable_places::place *p = mine.first, *end = mine.first + mine.count; p != end; ++p)
+    if (a >= p->begin && n <= p->bytes && a - p->begin <= p->bytes - n) {
+      *begin = p->begin;
+      return p->variable;
     }
   return nullptr;
 }

@@ -111,6 +111,7 @@ __attribute__((no_sanitize_address)) inline bool poisoned(std::uintptr_t a, std:
 /// memory is noted for the race detector.
 __attribute__((no_sanitize_address)) inline void on_access(void* p, std::size_t n, bool write, void* pc, void* bp,
                                                             void* sp) {
+  if (engine::hooks_paused != 0) return;
 #if CUGUARD_IMPL_SANITIZE_STORAGES
   (void)bp, (void)sp;
 #else

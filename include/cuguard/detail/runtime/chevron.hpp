@@ -186,7 +186,7 @@ inline bool co_resident(dim3 grid, dim3 block, std::size_t shared_bytes) {
   cudaDeviceProp p;
   emulated_runtime::describe_device(p);
   const int per_sm = emulated_runtime::blocks_per_multiprocessor(p, static_cast<int>(block.x * block.y * block.z), shared_bytes);
-  return 1ull * grid.x * grid.y * grid.z <= 1ull * per_sm * static_cast<unsigned>(p.multiProcessorCount);
+  return 1ull * grid.x * grid.y * grid.z <= static_cast<unsigned long long>(per_sm) * static_cast<unsigned>(p.multiProcessorCount);
 }
 
 template <class Launch, class... Params, std::size_t... I>
@@ -213,6 +213,39 @@ cudaError_t launch_with_arguments(void (*kernel)(Params...), bool cooperative, c
   launch_arguments<Launch>(launch_config(grid, block, shared_bytes, Launch::stream(stream), nullptr, site), kernel,
                            args, std::index_sequence_for<Params...>{});
   return cudaSuccess;
+}
+
+/// Whether `config`'s attributes ask for a cooperative launch (into `cooperative`):
+/// cudaErrorNotSupported for a cluster of more than one block, which the emulation does not
+/// model; the other attributes (programmatic dependent launch, priority, memory synchronization
+/// domains) change nothing where launches run one after another.
+inline cudaError_t launch_attributes(const cudaLaunchConfig_t& config, bool& cooperative) {
+  cooperative = false;
+  if (config.numAttrs != 0 && config.attrs == nullptr) return cudaErrorInvalidValue;
+  for (unsigned i = 0; i < config.numAttrs; ++i) {
+    const cudaLaunchAttribute& a = config.attrs[i];
+    if (a.id == cudaLaunchAttributeCooperative) cooperative = a.val.cooperative != 0;
+    if (a.id == cudaLaunchAttributeClusterDimension &&
+        std::size_t{a.val.clusterDim.x} * a.val.clusterDim.y * a.val.clusterDim.z > 1)
+      return cudaErrorNotSupported;
+  }
+  return cudaSuccess;
+}
+
+/// cudaLaunchKernelEx(config, kernel, args...) of a kernel given as its function, as the
+/// toolkit's template forwards it (each argument converted to its parameter's type), at `site`
+/// (the translated file's call; <cuguard/emulated_runtime.hpp> names this cudaLaunchKernelEx).
+template <class... Params, class... Args>
+cudaError_t launch_kernel_ex(const cuda::std::source_location& site, const cudaLaunchConfig_t* config,
+                             void (*kernel)(Params...), Args&&... args) {
+  bool cooperative = false;
+  const cudaError_t e = config == nullptr ? cudaErrorInvalidValue : launch_attributes(*config, cooperative);
+  if (e != cudaSuccess) return backend::last_error() = e;
+  return [&](Params... converted) {
+    void* pointers[] = {const_cast<void*>(static_cast<const void*>(&converted))..., nullptr};
+    return launch_with_arguments<plain_launch>(kernel, cooperative, site, config->gridDim, config->blockDim, pointers,
+                                               config->dynamicSmemBytes, config->stream);
+  }(std::forward<Args>(args)...);
 }
 
 template <class Launch, class... Params>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // More of the CUDA runtime API under emulation (<cuguard/emulated_runtime.hpp> includes this):
 // what NVIDIA's samples and helper_cuda.h-style programs call around their kernels, with its CPU
-// meaning. Launches by address: cudaLaunchKernel, cudaLaunchCooperativeKernel. The device: cudaSetDeviceFlags, cudaGetDeviceFlags, cudaChooseDevice, limits, cache
+// meaning. Launches by address: cudaLaunchKernel, cudaLaunchCooperativeKernel, cudaLaunchKernelExC. The device: cudaSetDeviceFlags, cudaGetDeviceFlags, cudaChooseDevice, limits, cache
 // configuration, stream priorities, versions, peer access (one device: none). Kernels:
 // cudaFuncGetAttributes, cudaFuncSetAttribute, cudaFuncSetCacheConfig, the occupancy calls (the
 // emulated H100's, detail/runtime/emulated_device.hpp). Streams: attributes (the L2 access policy
@@ -16,6 +16,7 @@
 // ("undefined reference to `cudaGraphLaunch'"), never a wrong answer.
 #pragma once
 
+#include <cuguard/detail/runtime/chevron.hpp>
 #include <cuguard/detail/runtime/emulated_calls.hpp>
 #include <cuguard/detail/runtime/emulated_device.hpp>
 #include <cuguard/detail/runtime/kernel_registry.hpp>
@@ -46,6 +47,18 @@ inline cudaError_t cudaLaunchCooperativeKernel(const void* func, dim3 grid, dim3
   const ::cuguard::detail::registered_launch launch = ::cuguard::detail::kernel_registry::get().find(func);
   if (launch == nullptr) CUGUARD_IMPL_EDC_FAIL(cudaErrorInvalidDeviceFunction);
   CUGUARD_IMPL_EDC_RETURN(launch(func, true, CUGUARD_IMPL_EDC::call_site(__func__), grid, block, args, sharedMem, stream));
+}
+/// cudaLaunchKernelEx's C form (the toolkit's template forwards to it): a kernel a translated file
+/// defines, with the configuration's attributes (chevron.hpp's launch_attributes).
+inline cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* func, void** args) {
+  bool cooperative = false;
+  if (config == nullptr) CUGUARD_IMPL_EDC_FAIL(cudaErrorInvalidValue);
+  const cudaError_t e = ::cuguard::detail::launch_attributes(*config, cooperative);
+  if (e != cudaSuccess) CUGUARD_IMPL_EDC_FAIL(e);
+  const ::cuguard::detail::registered_launch launch = ::cuguard::detail::kernel_registry::get().find(func);
+  if (launch == nullptr) CUGUARD_IMPL_EDC_FAIL(cudaErrorInvalidDeviceFunction);
+  CUGUARD_IMPL_EDC_RETURN(launch(func, cooperative, CUGUARD_IMPL_EDC::call_site(__func__), config->gridDim,
+                                 config->blockDim, args, config->dynamicSmemBytes, config->stream));
 }
 
 // The device.

@@ -62,8 +62,9 @@ struct shadowed_allocation {
   bool touched; ///< any byte (written with __atomic: kernels run on several OS threads)
 };
 
-/// Every shadowed allocation, by address; `generation` counts the frees, so that an OS thread's
-/// cached allocation is known to be gone.
+/// Every shadowed allocation, by address; `generation` counts the allocations and frees, so that
+/// an OS thread's cached allocation is known to be gone, and its cached gap between allocations
+/// to hold none still.
 struct shadow_table {
   std::mutex mutex;
   std::map<std::uintptr_t, shadowed_allocation> all;
@@ -115,6 +116,7 @@ inline void shadow_allocation(void* p, std::size_t bytes, const char* call, cons
     const std::lock_guard<std::mutex> lock(t.mutex);
     const auto begin = reinterpret_cast<std::uintptr_t>(p);
     t.all[begin] = std::move(a);
+    t.generation.fetch_add(1, std::memory_order_acq_rel); // (a gap an OS thread cached may hold it)
     if (begin < t.lowest.load(std::memory_order_relaxed)) t.lowest.store(begin, std::memory_order_release);
     if (begin + bytes > t.highest.load(std::memory_order_relaxed)) t.highest.store(begin + bytes, std::memory_order_release);
     __atomic_store_n(&shadowing_any, true, __ATOMIC_RELEASE);
@@ -143,11 +145,17 @@ inline void drop_shadow(void* p, const char* when) {
 
 /// The shadowed allocation that `a` lies in (null: none), with `t`'s mutex held; its first byte
 /// into `begin`.
-inline shadowed_allocation* shadowed_at(shadow_table& t, std::uintptr_t a, std::uintptr_t& begin) {
+/// (null: none; then [gap[0], gap[1]) around `a` holds none, where `gap` is given)
+inline shadowed_allocation* shadowed_at(shadow_table& t, std::uintptr_t a, std::uintptr_t& begin,
+                                        std::uintptr_t* gap = nullptr) {
   auto it = t.all.upper_bound(a);
+  if (gap != nullptr) gap[0] = 0, gap[1] = it == t.all.end() ? ~std::uintptr_t{0} : it->first;
   if (it == t.all.begin()) return nullptr;
   --it; // the allocation at or below a
-  if (a - it->first >= it->second.bytes) return nullptr;
+  if (a - it->first >= it->second.bytes) {
+    if (gap != nullptr) gap[0] = it->first + it->second.bytes;
+    return nullptr;
+  }
   begin = it->first;
   return &it->second;
 }
@@ -157,16 +165,35 @@ struct shadow_lookup {
   std::uintptr_t begin = 0;
   shadowed_allocation* allocation = nullptr;
   std::uint64_t generation = 0;
+  std::uintptr_t gaps[4][2] = {}; ///< the last places found between allocations (none lies there)
+  std::uint64_t gap_generation = 0;
+  unsigned next_gap = 0;
 
-  bool find(std::uintptr_t a) {
+  // (not sanitized: a sanitized build's access hook runs it at every access, mostly for memory
+  // that is no allocation's: the runtime's own, the host's; such an address is found in the
+  // gap cached, with no lock taken)
+  __attribute__((no_sanitize_address)) bool find(std::uintptr_t a) {
     shadow_table& t = shadows();
     const std::uint64_t now = t.generation.load(std::memory_order_acquire);
     if (allocation != nullptr && generation == now && a - begin < allocation->bytes) return true;
     if (a < t.lowest.load(std::memory_order_acquire) || a >= t.highest.load(std::memory_order_acquire)) return false;
+    if (gap_generation != now) {
+      for (auto& g : gaps) g[0] = g[1] = 0;
+      gap_generation = now;
+    }
+    for (const auto& g : gaps)
+      if (a >= g[0] && a < g[1]) return false;
     const std::lock_guard<std::mutex> lock(t.mutex);
-    allocation = shadowed_at(t, a, begin);
+    std::uintptr_t around[2] = {0, 0};
+    shadowed_allocation* const found = shadowed_at(t, a, begin, around);
+    if (found == nullptr) {
+      gaps[next_gap][0] = around[0], gaps[next_gap][1] = around[1];
+      next_gap = (next_gap + 1) % 4;
+      return false;
+    }
+    allocation = found;
     generation = now;
-    return allocation != nullptr;
+    return true;
   }
 };
 
