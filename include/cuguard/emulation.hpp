@@ -51,7 +51,7 @@
 #include <cuguard/detail/emulation/intrinsics.hpp>
 #include <cuguard/detail/emulation/run_grid.hpp>
 #include <cuguard/detail/emulation/simd_intrinsics.hpp> // IWYU pragma: export
-#include <cuguard/detail/emulation/spin_waits.hpp>
+#include <cuguard/detail/emulation/spin_waits.hpp> // IWYU pragma: export (sched_yield, nanosleep in kernels)
 
 #include <algorithm>
 #include <atomic>

@@ -411,6 +411,8 @@ class grid_runner {
 /// The runner of the grid this OS thread is running, and the thread it is running.
 inline thread_local grid_runner* current_runner = nullptr;
 inline thread_local const thread_context* current_thread = nullptr;
+/// The runner of the kernel thread this OS thread is running (null: it runs none, host code).
+inline grid_runner* kernel_thread_runner() noexcept { return current_thread != nullptr ? current_runner : nullptr; }
 
 } // namespace engine
 } // namespace detail

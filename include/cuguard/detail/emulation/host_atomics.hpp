@@ -22,8 +22,8 @@
   }
 
 /// Marks a notify of libcu++'s atomics (a barrier's phase completes) in an emulated kernel's thread.
-#define CUGUARD_IMPL_HOST_NOTIFY()                                                                   \
-  do {                                                                                               \
-    if (::cuguard::detail::engine::current_thread != nullptr && ::cuguard::detail::engine::current_runner != nullptr) \
-      ::cuguard::detail::engine::current_runner->phase_completed();                                  \
+#define CUGUARD_IMPL_HOST_NOTIFY()                                                         \
+  do {                                                                                     \
+    if (auto* cuguard_impl_runner = ::cuguard::detail::engine::kernel_thread_runner())     \
+      cuguard_impl_runner->phase_completed();                                              \
   } while (false)

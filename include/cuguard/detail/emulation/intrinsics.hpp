@@ -37,7 +37,7 @@ inline unsigned lane() noexcept {
 
 /// An atomic operation on `p`: the race detector does not count its change as a plain store.
 inline void note_atomic(const void* p) noexcept {
-  if (current_runner != nullptr && current_thread != nullptr) current_runner->races().atomic(p);
+  if (grid_runner* r = kernel_thread_runner()) r->races().atomic(p);
 }
 
 /// Notes an atomic operation on `p` as it ends, when the operation's own access is logged (a

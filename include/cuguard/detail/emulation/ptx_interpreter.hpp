@@ -50,6 +50,16 @@ struct reg {
 
 /// A statement of a template, parsed once: the registers it declares, or its guard, its opcode's
 /// parts ("shfl", "sync", "down", "b32") and its operands (a shuffle's predicate apart).
+/// Adds `delta` to engine::hooks_paused for its lifetime (1: the interpreter's own work; -1: a
+/// call of the runner from it, which may switch to other threads or never return).
+struct hooks_shift {
+  int delta;
+  explicit hooks_shift(int d) noexcept : delta(d) { engine::hooks_paused += d; }
+  ~hooks_shift() { engine::hooks_paused -= delta; }
+  hooks_shift(const hooks_shift&) = delete;
+  hooks_shift& operator=(const hooks_shift&) = delete;
+};
+
 struct statement {
   std::vector<std::string> declares;
   std::string guard;
@@ -130,10 +140,7 @@ class interpreter {
   // (exit), with the access hooks on again: what pauses them is the running thread's alone.
   template <class F>
   static auto unpaused(F&& f) {
-    struct resumed {
-      resumed() noexcept { --engine::hooks_paused; }
-      ~resumed() { ++engine::hooks_paused; }
-    } hooks;
+    const hooks_shift resumed{-1};
     return f();
   }
 
@@ -207,10 +214,7 @@ void run(const char* file, unsigned line, const char* text, const Operands&... o
   operand_ref list[sizeof...(Operands) + 1];
   std::size_t n = 0;
   (add(list, n, ops), ...);
-  struct paused { // (the interpreter's own accesses are no kernel's: engine::hooks_paused)
-    paused() noexcept { ++engine::hooks_paused; }
-    ~paused() { --engine::hooks_paused; }
-  } hooks;
+  const hooks_shift paused{1}; // (the interpreter's own accesses are no kernel's: engine::hooks_paused)
   interpreter(file, line, text, list, n).run();
 }
 

@@ -20,9 +20,8 @@
 
 #if defined(__GLIBC__)
 extern "C" __attribute__((weak, visibility("hidden"))) int sched_yield() noexcept {
-  namespace engine = ::cuguard::detail::engine;
-  if (engine::current_thread != nullptr && engine::current_runner != nullptr) {
-    engine::current_runner->yield();
+  if (auto* runner = ::cuguard::detail::engine::kernel_thread_runner()) {
+    runner->yield();
     return 0;
   }
   return static_cast<int>(::syscall(SYS_sched_yield));
@@ -30,9 +29,8 @@ extern "C" __attribute__((weak, visibility("hidden"))) int sched_yield() noexcep
 
 extern "C" __attribute__((weak, visibility("hidden"))) int nanosleep(const struct timespec* duration,
                                                                     struct timespec* left) {
-  namespace engine = ::cuguard::detail::engine;
-  if (engine::current_thread != nullptr && engine::current_runner != nullptr) {
-    engine::current_runner->yield();
+  if (auto* runner = ::cuguard::detail::engine::kernel_thread_runner()) {
+    runner->yield();
     if (left != nullptr) *left = timespec{};
     return 0;
   }

@@ -23,14 +23,13 @@
 #if defined(__GLIBC__)
 extern "C" __attribute__((weak, visibility("hidden"), noreturn)) void
 __assert_fail(const char* assertion, const char* file, unsigned int line, const char* function) noexcept {
-  namespace engine = ::cuguard::detail::engine;
-  if (engine::current_thread != nullptr && engine::current_runner != nullptr) {
+  if (auto* runner = ::cuguard::detail::engine::kernel_thread_runner()) {
     std::fprintf(stderr, "%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.\n", file, line,
                  function, blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x, threadIdx.y, threadIdx.z, assertion);
     std::fflush(stderr);
     ::cuguard::detail::emulated_runtime::count_error();
     ::cuguard::detail::backend::assert_trapped.store(true, std::memory_order_release);
-    engine::current_runner->trap();
+    runner->trap();
   }
   std::fprintf(stderr, "%s: %s:%u: %s: Assertion `%s' failed.\n", program_invocation_short_name, file, line, function,
                assertion);
