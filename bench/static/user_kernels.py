@@ -8,14 +8,8 @@ CCCL's device assertions.
 Compiles kernels.cu to sm_<arch> cubins three times (checks off, checks on, the mdspan kernels
 with -DCCCL_ENABLE_DEVICE_ASSERTIONS), reads registers and spills from ptxas -v and the SASS from
 cuobjdump -sass, and the registers each kernel needs without spilling from ptxas runs on its PTX
-(ptx_static.registers_needed). The innermost loop is the back edge (a branch to an earlier
-address) whose range holds no other back edge, of the loops a thread reaches before it claims a
-report (code past the claim writes the report: cuguard's record is written by a loop); where the
-compiler split a loop (an unrolled body and a remainder), the one with the most iterations per
-pass. Instructions per iteration are those of the shortest path from the loop's first instruction
-to its back edge (the path on which every check passes: a failing check branches away to its
-report), divided by the source iterations one pass runs (its count of marker instructions, e.g.
-stores, over the markers of one iteration).
+(ptx_static.registers_needed), and instructions per iteration of the innermost loop on the path
+where every check passes (tests/static/sass_paths.py).
 
 Checks: with checks off every cuguard kernel has the SASS of its raw twin, and no kernel spills.
 --goals also checks issue 13's goals for checks on (at most raw + 8 registers; innermost loop at
@@ -24,7 +18,6 @@ most 1.25x the hand check's instructions) and fails where they are not met.
 measured tables are the ones FILE holds (CI: the committed table cannot drift).
 """
 import argparse
-import collections
 import datetime
 import os
 import pathlib
@@ -37,6 +30,7 @@ HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "static"))
 import ptx_static  # noqa: E402  (find_cuobjdump, find_ptxas, registers_needed, resources, sass_listing)
+from sass_paths import body_end, innermost_loop  # noqa: E402
 
 # kernel -> (marker instructions of one source iteration, how many)
 KERNELS = {
@@ -78,100 +72,6 @@ def compile_cubin(nvcc, arch, checks, work, source_name="user_kernels.cu"):
     if ptx_run.returncode != 0:
         sys.exit(f"nvcc -ptx failed ({name}):\n{ptx_run.stderr}")
     return cubin, run.stderr + run.stdout, ptx
-
-
-def branch_target(instruction):
-    m = re.search(r"\bBRA(?:\.\S+)?\s+(?:\S+,\s*)?0x([0-9a-f]+)", instruction)
-    return int(m.group(1), 16) if m else None
-
-
-def body_end(code):
-    """The instructions up to the last EXIT or branch, without the padding after it."""
-    last = max(i for i, (_, ins) in enumerate(code) if re.search(r"\bEXIT\b|\bBRA\b", ins))
-    return code[:last + 1]
-
-
-def successors(code, index, i, head, tail):
-    """Where the instruction at index i may go next, inside [head, tail]: the next instruction,
-    and a branch's target (an unconditional branch only there); an unconditional EXIT nowhere."""
-    ins = code[i][1]
-    if re.match(r"EXIT\b", ins):
-        return []
-    target = branch_target(ins)
-    nexts = []
-    if target is not None and index.get(target) is not None and head <= index[target] <= tail:
-        nexts.append(index[target])
-    if (target is None or ins.startswith("@")) and i + 1 <= tail:
-        nexts.append(i + 1)
-    return nexts
-
-
-def shortest_path(code, head, tail):
-    """The instructions of the shortest path from index `head` to the back edge at index `tail`
-    (breadth first), or None."""
-    index = {addr: i for i, (addr, _) in enumerate(code)}
-    parent = {head: None}
-    queue = collections.deque([head])
-    while queue:
-        i = queue.popleft()
-        if i == tail:
-            break
-        for j in successors(code, index, i, head, tail):
-            if j not in parent:
-                parent[j] = i
-                queue.append(j)
-    if tail not in parent:
-        return None
-    path, i = [], tail
-    while i is not None:
-        path.append(code[i][1])
-        i = parent[i]
-    return path[::-1]
-
-
-def before_a_report(code):
-    """Indices of the instructions a thread may run before it claims a report (an atomic
-    compare-and-swap, as cuguard's record and the hand check's take): the kernel's work. Code past
-    a claim writes a report (cuguard writes its record in a loop) and is not the kernel's loop."""
-    index = {addr: i for i, (addr, _) in enumerate(code)}
-    seen, stack = {0}, [0]
-    while stack:
-        i = stack.pop()
-        if re.search(r"\bATOM\S*\.CAS\b", code[i][1]):
-            continue
-        for j in successors(code, index, i, 0, len(code) - 1):
-            if j not in seen:
-                seen.add(j)
-                stack.append(j)
-    return seen
-
-
-def innermost_loop(code, marker, per_iteration):
-    """(instructions per iteration, iterations per pass, nested) of the innermost loop, or None.
-    `nested`: another loop sits inside it (one without markers, e.g. an inner loop the compiler did
-    not unroll); the shortest path runs that loop once, so the count is not what one pass costs."""
-    index = {addr: i for i, (addr, _) in enumerate(code)}
-    work = before_a_report(code)
-    edges = []
-    for i, (addr, ins) in enumerate(code):
-        target = branch_target(ins)
-        if target is not None and target < addr and target in index and index[target] in work:
-            edges.append((index[target], i))
-    # Loops whose hot path runs the kernel's work (its markers); of those the innermost (holding
-    # no other), and of those the one that runs the most iterations per pass.
-    loops = []
-    for h, t in edges:
-        path = shortest_path(code, h, t)
-        if path:
-            iterations = sum(1 for ins in path if re.search(marker, ins)) / per_iteration
-            if iterations > 0:
-                loops.append((h, t, len(path) / iterations, iterations))
-    inner = [l for l in loops if not any(l[0] <= m[0] and m[1] <= l[1] and m[:2] != l[:2] for m in loops)]
-    if not inner:
-        return None
-    best = max(inner, key=lambda l: (l[3], -l[2]))
-    nested = any(best[0] <= h and t <= best[1] and (h, t) != best[:2] for h, t in edges)
-    return best[2], best[3], nested
 
 
 def kernel_name(demangled):
@@ -242,7 +142,7 @@ def main():
     for kernel in kernels:
         lines.append(f"| {kernel} | " + " | ".join(cell(results.get((kernel, label))) for _, label, _ in variants) + " |")
     if any(r["loop"] and r["loop"][2] for r in results.values()):
-        lines += ["", "N+: the loop holds an inner loop the compiler did not unroll; the shortest path runs it once, "
+        lines += ["", "N+: the loop holds an inner loop the compiler did not unroll; the hot path runs it once, "
                   "so its other passes are not counted: a lower bound."]
     lines += ["", "Instructions in the whole kernel (SASS, without the padding after its end):", "",
               "| kernel | " + " | ".join(label for _, label, _ in variants) + " |",
@@ -291,7 +191,7 @@ def main():
                   f"`bench/static/user_kernels.py --suite {args.suite}` on `bench/static/{suite['source']}`, sm_{args.arch}, nvcc "
                   f"{release.group(0) if release else '(version unknown)'}, {datetime.date.today().isoformat()}. "
                   "No GPU: registers from ptxas, instructions from the SASS (cuobjdump). Each cell: registers / "
-                  "instructions per iteration of the innermost loop (its shortest path, on which every check passes).", ""]
+                  "instructions per iteration of the innermost loop (on its hot path: every check passes, every access is made; tests/static/sass_paths.py).", ""]
         pathlib.Path(args.table).write_text("\n".join(header) + "\n" + table + "\n")
     if args.expect and not pathlib.Path(args.expect).read_text().endswith("\n" + table + "\n"):
         failures.append(f"{args.expect} is not what this measures: rerun bench/static/user_kernels.py --table {args.expect}")

@@ -24,6 +24,7 @@ import argparse
 import glob
 import importlib.util
 import json
+import math
 import os
 import pathlib
 import re
@@ -33,6 +34,8 @@ import sys
 import tempfile
 
 HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import sass_paths  # noqa: E402
 REPORT_CODE = re.compile(r"fail_access|fail_view|fail_finite|cuguard_impl_device_state|device_report|trap;|vprintf")
 
 
@@ -309,6 +312,113 @@ def resources(log):
     return result
 
 
+# The marker instructions of one source iteration of each kernel's innermost loop (or, without a
+# loop, of its work), for sass_paths.hot_path: stores, atomics or barriers.
+STORE = r"\bST[GS]?(\.|\s)"
+KERNEL_MARKERS = {
+    "index_select_kernel": (STORE, 1),
+    "gather_kernel": (STORE, 1),
+    "scatter_add_kernel": (r"\b(?:RED|ATOM)\S*\.ADD", 1),
+    "mask_counts_kernel": (r"\bBAR\.RED", 1),
+    "exclusive_scan_kernel": (r"\bBAR\.SYNC", 2),
+    "mask_positions_kernel": (r"\bBAR\.SYNC", 2),
+    "masked_rows_kernel": (STORE, 1),
+    "gemm_nt_kernel": (r"\bBAR\.SYNC", 2),
+    "lstm_cell_kernel": (STORE, 2),
+    "copy2d_kernel": (STORE, 1),
+}
+# The goals of checks on against unchecked code (issue 53): hot-path instructions, geometric mean
+# and largest ratio over every kernel; registers.
+LOOP_GOAL_MEAN, LOOP_GOAL_MAX, EXTRA_REGISTER_GOAL = 1.35, 1.6, 8
+
+
+def resident_warps(registers):
+    """Warps an SM of sm_90 holds at `registers` per thread (65536 registers, allocated per warp in
+    units of 8 per thread, at most 64 warps): the occupancy step a register count is in."""
+    return min(64, 65536 // (-(-max(registers, 1) // 8) * 8 * 32))
+
+
+def user_kernel_rows(nvcc, arch, cuobjdump):
+    """[(key, source, registers off, registers on, hot path off, hot path on)] of the kernels of
+    bench/static (the user-style suites of user_kernels.py), cuguard's with checks off and on."""
+    sys.path.insert(0, str(HERE.parent.parent / "bench" / "static"))
+    import user_kernels  # noqa: E402  (its suites, compile_cubin and kernel_name)
+    rows = []
+    for suite_name in ("views", "pointers"):
+        suite = user_kernels.SUITES[suite_name]
+        measured = {}
+        with tempfile.TemporaryDirectory() as tmp:
+            for checks in (0, 1):
+                cubin, log, _ = user_kernels.compile_cubin(nvcc, arch, checks, pathlib.Path(tmp), suite["source"])
+                regs = resources(log)
+                listing = sass_listing(cuobjdump, cubin)
+                names = demangle(list(listing))
+                for mangled, code in listing.items():
+                    ns, kernel = user_kernels.kernel_name(names[mangled])
+                    if ns == "cg" and kernel in suite["kernels"]:
+                        path = sass_paths.kernel_hot_path(sass_paths.body_end(code), *suite["kernels"][kernel])
+                        measured[(kernel, checks)] = (regs.get(mangled, (0, 0))[0], path)
+        for kernel in suite["kernels"]:
+            off, on = measured.get((kernel, 0), (0, None)), measured.get((kernel, 1), (0, None))
+            rows.append((f"{suite_name}:{kernel}", f"bench/static/{suite['source']}", off[0], on[0], off[1], on[1]))
+    return rows
+
+
+def loop_costs(rows, budgets, failures, lowered=None):
+    """Checks each row's hot-path ratio (checks on over off) and extra registers against its budget
+    (the budgets a change may lower, never raise: a budget above what is measured must come down
+    to it), and returns the Markdown table with the geometric mean and the largest ratio."""
+    lines = ["| kernel | source | hot path | instructions unchecked / checked | ratio | budget | registers unchecked / "
+             "checked | register budget |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    ratios = []
+    for key, source, regs_off, regs_on, path_off, path_on in rows:
+        budget = budgets.get(key, {})
+        if path_off is None or path_on is None:
+            failures.append(f"{key}: no hot path found (unchecked {path_off}, checked {path_on})")
+            continue
+        ratio = path_on[0] / path_off[0]
+        ratios.append(ratio)
+        shown = round(ratio + 0.005, 2)  # rounded up: the budget a measurement fits under
+        extra = regs_on - regs_off
+        want = budget.get("loop_ratio")
+        if want is None:
+            failures.append(f"{key}: no loop_ratio budget in budgets.json (measured {shown:.2f})")
+        elif ratio > want:
+            failures.append(f"{key}: checked hot path {path_on[0]:.1f} instructions, unchecked {path_off[0]:.1f}: "
+                            f"{ratio:.3f}x, over its budget {want:.2f}x")
+        elif shown < want:
+            failures.append(f"{key}: hot path {ratio:.3f}x, under its budget {want:.2f}x: lower loop_ratio to {shown:.2f}")
+        want_regs = budget.get("extra_registers")
+        if want_regs is None:
+            failures.append(f"{key}: no extra_registers budget in budgets.json (measured {extra})")
+        elif extra > want_regs and source != "kernels/":  # (kernels/: said with the other budgets)
+            failures.append(f"{key}: checks add {extra} registers, budget {want_regs}")
+        elif extra < want_regs:
+            failures.append(f"{key}: checks add {extra} registers, under its budget {want_regs}: lower extra_registers "
+                            f"to {extra}")
+        if lowered is not None:  # --lower-budgets: what is measured, where it is lower or missing
+            entry = lowered.setdefault(key, {})
+            if want is None or shown < want:
+                entry["loop_ratio"] = shown
+            if want_regs is None or extra < want_regs:
+                entry["extra_registers"] = extra
+        what = path_on[1] if path_on[1] == path_off[1] else f"{path_off[1]} / {path_on[1]}"
+        lines.append(f"| `{key}` | {source} | {what} | {path_off[0]:.1f} / {path_on[0]:.1f} | {ratio:.2f}x | "
+                     f"{want if want is not None else 'none'} | {regs_off} / {regs_on} ({extra:+d}) | "
+                     f"{want_regs if want_regs is not None else 'none'} |")
+    if not ratios:
+        return "\n".join(lines) + "\n"
+    mean = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+    worst = max(ratios)
+    over = [r[0] for r in rows if r[3] - r[2] > EXTRA_REGISTER_GOAL and resident_warps(r[3]) < resident_warps(r[2])]
+    summary = (f"Over {len(ratios)} kernels: geometric mean {mean:.3f}x (goal at most {LOOP_GOAL_MEAN}x: "
+               f"{'met' if mean <= LOOP_GOAL_MEAN else 'not met'}), largest {worst:.2f}x (goal at most {LOOP_GOAL_MAX}x: "
+               f"{'met' if worst <= LOOP_GOAL_MAX else 'not met: ' + ', '.join(r[0] for r in rows if r[4] and r[5] and r[5][0] / r[4][0] > LOOP_GOAL_MAX)}); "
+               f"registers at most unchecked + {EXTRA_REGISTER_GOAL} or in the same occupancy step: "
+               f"{'met' if not over else 'not met: ' + ', '.join(over)}.")
+    return "\n".join(lines) + "\n\n" + summary + "\n"
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--nvcc", default="nvcc")
@@ -316,6 +426,9 @@ def main():
     parser.add_argument("--root", default=str(HERE.parent.parent))
     parser.add_argument("--table", help="write the measurements as Markdown to this file")
     parser.add_argument("--budgets", default=str(HERE / "budgets.json"))
+    parser.add_argument("--lower-budgets", action="store_true",
+                        help="write what is measured into the budgets where it is lower than the budget or none is set "
+                             "(never raises one)")
     parser.add_argument("--diff", metavar="KEY", help="print the normalized checks-off PTX of KEY and its twin as a diff")
     parser.add_argument("--cuobjdump", help="cuobjdump to disassemble the cubins with (default: found, see above)")
     args = parser.parse_args()
@@ -328,8 +441,10 @@ def main():
     build_off, build_on = (compile_seconds(args.nvcc, args.arch, root, c, work) for c in (0, 1))
     ptxas = find_ptxas(args.nvcc)
     cuobjdump = find_cuobjdump(args.cuobjdump, args.nvcc, root)
-    sass_off = sass_functions(cuobjdump, work / "checks0" / "kernels.cubin") if cuobjdump else None
-    sass_on = sass_functions(cuobjdump, work / "checks1" / "kernels.cubin") if cuobjdump else None
+    listing_off = sass_listing(cuobjdump, work / "checks0" / "kernels.cubin") if cuobjdump else None
+    listing_on = sass_listing(cuobjdump, work / "checks1" / "kernels.cubin") if cuobjdump else None
+    sass_off = {k: [ins for _, ins in code] for k, code in listing_off.items()} if cuobjdump else None
+    sass_on = {k: [ins for _, ins in code] for k, code in listing_on.items()} if cuobjdump else None
 
     off, on = entry_functions(ptx_off), entry_functions(ptx_on)
     names = demangle(sorted(set(off) | set(on)))
@@ -427,6 +542,29 @@ def main():
         if ins_on > budget["instructions"]:
             failures.append(f"{key}: {ins_on} PTX instructions with checks on, budget {budget['instructions']}")
 
+    # Checked against unchecked: the hot path's instructions (SASS) and the registers, for these
+    # kernels and the user-style kernels of bench/static, against the budgets.
+    loop_table = "Not measured: no cuobjdump.\n"
+    if cuobjdump:
+        loop_rows = []
+        for key, *_ in rows:
+            k, c = kernels[key], checked[key]
+            marker = KERNEL_MARKERS.get(key.split("<")[0])
+            if marker is None:
+                failures.append(f"{key}: no marker in KERNEL_MARKERS")
+                continue
+            paths = [sass_paths.kernel_hot_path(sass_paths.body_end(code), *marker) for code in (listing_off[k], listing_on[c])]
+            loop_rows.append((key, "kernels/", res_off.get(k, (0, 0))[0], res_on.get(c, (0, 0))[0], *paths))
+        loop_rows += user_kernel_rows(args.nvcc, args.arch, cuobjdump)
+        lowered = {} if args.lower_budgets else None
+        loop_table = loop_costs(loop_rows, budgets, failures, lowered)
+        if lowered:
+            for key, values in lowered.items():
+                budgets.setdefault(key, {}).update(values)
+            pathlib.Path(args.budgets).write_text(json.dumps(budgets, indent=2, sort_keys=True) + "\n")
+            failures = [f for f in failures if "budget" not in f]
+            print(f"ptx_static: lowered or added the budgets of {len(lowered)} kernels in {args.budgets}")
+
     def needed(n):
         return f"<= {n[0]}" if n[1] else str(n[0])
     header = ("| kernel | checks off = raw twin | registers off / on | registers needed off / on | stack bytes off / on "
@@ -443,6 +581,7 @@ def main():
                  f"{len(kernels)} kernels.\n" if cuobjdump else
                  "SASS: not compared (no cuobjdump; pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm).\n")
     print(table)
+    print(loop_table)
     print(sass_line.rstrip() + (f" ({cuobjdump})\n" if cuobjdump else ""))
     print(compile_line)
     if args.table:
@@ -465,7 +604,16 @@ def main():
             "(32, 40, 48, ... on sm_90) it also takes the free registers up to the next one, for scheduling.\n"
             "'registers needed' is the fewest it compiles to without spilling (--maxrregcount bisection; '<= 24':\n"
             "sm_90 allows no lower limit, so the kernel may need fewer).\n\n"
-            + table + "\n" + sass_line + "\n" + compile_line)
+            + table + "\n" + sass_line + "\n" + compile_line + "\n"
+            "## Checked against unchecked: the hot path\n\n"
+            "The kernels above and the user-style kernels of bench/static (bench/static/user_kernels.py's suites:\n"
+            "checked views, and raw-pointer kernels with T* renamed cuguard::ptr<T>), each compiled with checks off\n"
+            "and on. Instructions: the SASS of one iteration of the innermost loop on its hot path (every check\n"
+            "passes, every access is made; tests/static/sass_paths.py), or, for a kernel without a loop, of its path\n"
+            "from entry to exit. Registers: ptxas's default count. The budgets are tests/static/budgets.json's, which\n"
+            "CI holds every change to and which only come down (--lower-budgets writes lower measurements). These\n"
+            "are static counts: what a GPU measures is in the GPU results (bench/results/*-nvidia-*.md).\n\n"
+            + loop_table)
     for f in failures:
         print("FAILED:", f)
     print(f"ptx_static: {len(failures)} failures over {len(rows)} kernels")
