@@ -74,3 +74,23 @@ def test_report_code_past_a_claim_is_not_the_kernels_loop():
     EXIT
     """)
     assert sass_paths.innermost_loop(report_loop, STORE, 1) is None
+
+
+def test_a_jump_back_from_a_block_placed_after_the_code_it_returns_to_is_no_loop():
+    # A divergent shuffle's collective fallback (0x80), placed at the end: entered from the
+    # BRA.DIV at 0x40 and from 0x60, it jumps back to 0x50, which does not come before it on
+    # every path. The loop is 0x10 to 0x30.
+    code = listing("""
+    MOV R1, RZ
+    FADD R1, R1, R2
+    ISETP.NE.AND P0, PT, R0, RZ, PT
+    @P0 BRA 0x10
+    BRA.DIV UR4, 0x80
+    FADD R1, R1, R3
+    @P1 BRA 0x80
+    EXIT
+    FADD R1, R1, R4
+    FADD R1, R1, R5
+    BRA 0x50
+    """)
+    assert sass_paths.innermost_loop(code, r"\bFADD", 1) == (3.0, 1.0, False)

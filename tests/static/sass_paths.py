@@ -32,7 +32,8 @@ def body_end(code):
 
 def successors(code, index, i, head, tail):
     """Where the instruction at index i may go next, inside [head, tail]: the next instruction,
-    and a branch's target (an unconditional branch only there); an unconditional EXIT nowhere."""
+    and a branch's target (an unconditional branch only there; BRA.DIV, taken where the warp
+    diverged, is conditional); an unconditional EXIT nowhere."""
     ins = code[i][1]
     if re.match(r"EXIT\b", ins):
         return []
@@ -40,7 +41,7 @@ def successors(code, index, i, head, tail):
     nexts = []
     if target is not None and index.get(target) is not None and head <= index[target] <= tail:
         nexts.append(index[target])
-    if (target is None or ins.startswith("@")) and i + 1 <= tail:
+    if (target is None or ins.startswith("@") or re.match(r"BRA\.DIV\b", ins)) and i + 1 <= tail:
         nexts.append(i + 1)
     return nexts
 
@@ -98,6 +99,24 @@ def before_a_report(code):
     return seen
 
 
+def dominates(code, index, head, tail):
+    """True if every path from the kernel's entry to index `tail` passes index `head`: a branch
+    back to `head` closes a loop. (Not so for a block the compiler placed after the code it
+    returns to, such as a divergent shuffle's collective fallback.)"""
+    if head == 0:
+        return True
+    seen, stack = {0}, [0]
+    while stack:
+        i = stack.pop()
+        if i == tail:
+            return False
+        for j in successors(code, index, i, 0, len(code) - 1):
+            if j != head and j not in seen:
+                seen.add(j)
+                stack.append(j)
+    return True
+
+
 def innermost_loop(code, marker, per_iteration):
     """(instructions per iteration, iterations per pass, nested) of the innermost loop, or None.
     `nested`: another loop sits inside it (one without markers, e.g. an inner loop the compiler did
@@ -107,7 +126,8 @@ def innermost_loop(code, marker, per_iteration):
     edges = []
     for i, (addr, ins) in enumerate(code):
         target = branch_target(ins)
-        if target is not None and target < addr and target in index and index[target] in work:
+        if target is not None and target < addr and target in index and index[target] in work and \
+                dominates(code, index, index[target], i):
             edges.append((index[target], i))
     # Loops whose hot path runs the kernel's work (its markers); of those the innermost (holding
     # no other), and of those the one that runs the most iterations per pass.
