@@ -90,7 +90,7 @@ void launch_calling(const launch_config& config, void (*kernel)(Params...), Call
   const detail::launch_entry entry = detail::begin_launch(config.name, reinterpret_cast<const void*>(kernel), config.where,
                                                           config.grid, config.block, config.stream);
 #if CUGUARD_IMPL_CHECKS // unchecked views carry nothing to check or stamp
-  const int device = detail::backend::current_device();
+  const int device = entry.device;
   int position = 0;
   params.each([&](auto& p) { detail::name_argument(p, entry, ++position, config.parameters); });
   params.each([&](auto& p) { detail::check_argument(p, entry, device); });

@@ -34,6 +34,7 @@ struct launch_entry {
   dim3 grid;
   dim3 block;
   cudaStream_t stream = nullptr;
+  int device = 0; ///< the current device at the launch
 };
 
 /// What the runtime keeps per device.

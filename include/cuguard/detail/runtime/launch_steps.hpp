@@ -45,6 +45,7 @@ inline launch_entry begin_launch(const char* name, const void* kernel, const cud
   e.block = block;
   e.stream = stream;
   const int device = backend::current_device();
+  e.device = device;
   host_lock lock(rt.mutex);
   if (backend::context_lost()) {
     text message = "cuguard: cannot launch ";
@@ -54,8 +55,10 @@ inline launch_entry begin_launch(const char* name, const void* kernel, const cud
   e.id = ++rt.launches;
   rt.ring[e.id % runtime_state::ring_size] = e;
 #if CUGUARD_IMPL_CHECKS
+  // Asked of the runtime once a launch: the launch number is written as a graph node while it is.
+  const bool captured = backend::capturing(stream);
   // Setting a device up allocates and copies synchronously, which a graph capture forbids.
-  if (backend::capturing(stream) && !device_set_up_locked(device)) {
+  if (captured && !device_set_up_locked(device)) {
     text what = "cannot capture ";
     what << describe_launch(e) << " into a CUDA graph: cuguard sets device " << device
          << " up (or a newly loaded module) at its first launch, and a capture cannot record that; launch once "
@@ -65,7 +68,7 @@ inline launch_entry begin_launch(const char* name, const void* kernel, const cud
   device_runtime& d = ensure_device_locked(device);
   d.last_launch = e.id;
   d.note_stream(stream);
-  if (const backend::status s = backend::record_launch(d.launch_id, e.id, stream))
+  if (const backend::status s = backend::record_launch(d.launch_id, e.id, stream, captured))
     throw_cuda(s, text("cannot record ") << describe_launch(e));
 #else
   if (device_runtime* d = device_slot_locked(device)) d->last_launch = e.id;

@@ -217,11 +217,12 @@ inline write_value_64 driver_write_value_64() {
 }
 
 /// The launch number device code reads, in the order of `stream` (a node of the graph when the
-/// stream is being captured). A stream write where the device takes 64-bit stream memory
-/// operations: a copy from pageable memory instead (the fallback) put a copy of a few
-/// microseconds between every two kernels of the stream.
-inline status record_launch(unsigned long long* cell, unsigned long long id, cudaStream_t stream) {
-  if (capturing(stream)) return store_async(cell, id, stream);
+/// stream is being captured: `captured`, capturing(stream) as the launch found it). A stream
+/// write where the device takes 64-bit stream memory operations: a copy from pageable memory
+/// instead (the fallback) put a copy of a few microseconds between every two kernels of the
+/// stream.
+inline status record_launch(unsigned long long* cell, unsigned long long id, cudaStream_t stream, bool captured) {
+  if (captured) return store_async(cell, id, stream);
   static bool write_value_fails = false; // under the runtime's lock, as every launch's record
   if (!write_value_fails) {
     if (const write_value_64 write = driver_write_value_64()) {

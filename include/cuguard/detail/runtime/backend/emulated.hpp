@@ -244,7 +244,7 @@ inline status store_generation(std::uint32_t*, std::uint32_t, std::uint32_t, cud
 inline void publish_state(const device_state& state, const state_symbol*) { emulated_device_state = state; }
 
 /// The launch number device code reads, in the order of `stream`.
-inline status record_launch(unsigned long long* cell, unsigned long long id, cudaStream_t) {
+inline status record_launch(unsigned long long* cell, unsigned long long id, cudaStream_t, bool) {
   *cell = id;
   return 0;
 }
