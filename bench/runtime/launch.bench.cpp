@@ -11,6 +11,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include "timing.hpp"
+
 #include <cstdint>
 
 namespace {
@@ -27,10 +29,7 @@ __global__ void four_pointers(cuguard::ptr<float> a, cuguard::ptr<const float> b
   (void)a, (void)b, (void)c, (void)d;
 }
 
-const char* label() {
-  return cuguard::emulated ? (cuguard::checks_enabled ? "checks on, emulation (CPU)" : "checks off, emulation (CPU)")
-                           : (cuguard::checks_enabled ? "checks on, GPU" : "checks off, GPU");
-}
+using bench_timing::label;
 
 struct buffers {
   cuguard::device_buffer<float> a{1024, "a"}, b{1024, "b"}, c{1024, "c"};
@@ -80,4 +79,4 @@ void launch_four_pointers(benchmark::State& state) {
 BENCHMARK(launch_no_arguments);
 BENCHMARK(launch_four_views);
 BENCHMARK(launch_four_pointers);
-BENCHMARK_MAIN();
+int main(int argc, char** argv) { return bench_timing::run(argc, argv, "bench.launch"); }

@@ -15,7 +15,6 @@ every access made) divided by the source iterations one pass runs (its count of 
 instructions, e.g. stores, over the markers of one iteration). A kernel without a loop: its hot
 path from entry to exit.
 """
-import collections
 import re
 
 
