@@ -174,7 +174,7 @@ class ptr : private detail::pointer_calls<T> {
   CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE T& element(const First& i) const {
     const std::int64_t idx[1] = {i.value};
     const std::int64_t extent[1] = {b_.view.extent(0)};
-    if (CUGUARD_IMPL_UNLIKELY(detail::access_fails(b_.view.space_ok(), detail::alive(b_.view.token()), idx, extent)))
+    if (CUGUARD_IMPL_UNLIKELY(detail::access_fails(b_.view.space_ok(), detail::alive<false>(b_.view.token()), idx, extent)))
       return detail::fail_access(b_.view, operation::pointer_access, 0, i);
     detail::assume_inside(idx, extent);
     return b_.view.data()[idx[0]];
