@@ -284,7 +284,11 @@ class checked_view {
   /// layout_stride has preconditions a view need not meet: every stride > 0 (a broadcast view's
   /// stride 0 is not), a largest offset below the Index maximum, and strides that order the
   /// dimensions so that each is at least the one before times its extent (no two elements at
-  /// one offset). Checked builds report a view that does not meet them (invalid_argument) and,
+  /// one offset; after an extent of 0 any stride may follow, and a view without elements needs no
+  /// largest offset). A view without elements whose strides libcu++'s own checks refuse (with
+  /// CCCL_ENABLE_ASSERTIONS they take only the order by stride, and count the span up to the
+  /// first extent of 0) is mapped with strides they take (row-major over the dimensions before its
+  /// first extent of 0, then the others): it maps the same elements, none. Checked builds report a view that does not meet them (invalid_argument) and,
   /// in device code under CUGUARD_ON_DEVICE_VIOLATION_CONTINUE, go on with an empty mdspan;
   /// unchecked builds leave them to the caller.
   template <class Deferred = void>
@@ -410,8 +414,9 @@ class checked_view {
   CUGUARD_HOST_DEVICE bool reshape_fits(const detail::integer (&asked)[N], const Index (&ext)[N],
                                         const location& where) const;
 
-  // layout_stride's preconditions (see to_mdspan); reports invalid_argument where one fails.
-  CUGUARD_HOST_DEVICE bool fits_layout_stride(const location& where) const;
+  // layout_stride's preconditions (see to_mdspan): the strides to map into `str`, or
+  // invalid_argument reported where one fails.
+  CUGUARD_HOST_DEVICE bool layout_strides(Index (&str)[Rank], const location& where) const;
 
   // The largest offset and element count of a shape (saturated at 2^63) against what Index and
   // a pointer to T can hold: index_overflow of `op` where one does not fit.

@@ -31,7 +31,6 @@ inline const char* name(kind k) {
 struct outcome {
   kind k = kind::none;
   int dim = -1;
-  bool or_none = false; // the violation k, or none: both are right (see to_mdspan)
 };
 
 constexpr int max_rank = 4;
@@ -213,12 +212,39 @@ inline outcome reshape(const world& w, const view& v, int rank, const std::int64
   return {};
 }
 
+/// libcu++'s own checks of a layout_stride mapping (on with CCCL_ENABLE_ASSERTIONS): the
+/// dimensions in a stable sort by stride, an extent of 0 or 1 before a larger one of the same
+/// stride, each stride at least the one before times its extent; and the sum of
+/// (extent - 1) * stride over the dimensions before the first extent of 0 below the index maximum.
+inline bool libcudacxx_maps(const world& w, const view& v) {
+  int p[max_rank];
+  for (int r = 0; r < v.rank; ++r) p[r] = r;
+  for (int i = 0; i < v.rank; ++i)
+    for (int j = 0; j + 1 < v.rank - i; ++j) {
+      const bool swap = v.str[p[j]] > v.str[p[j + 1]] || (v.str[p[j]] == v.str[p[j + 1]] && v.ext[p[j]] > v.ext[p[j + 1]]);
+      if (swap) {
+        const int t = p[j];
+        p[j] = p[j + 1];
+        p[j + 1] = t;
+      }
+    }
+  for (int i = 1; i < v.rank; ++i)
+    if (i128{v.str[p[i]]} < i128{v.str[p[i - 1]]} * v.ext[p[i - 1]]) return false;
+  i128 sum = 0;
+  for (int r = 0; r < v.rank && v.ext[r] != 0; ++r) sum += i128{v.ext[r] - 1} * v.str[r];
+  return sum < w.max();
+}
+
 /// to_mdspan: the preconditions of a layout_stride mapping (C++23 [mdspan.layout.stride.cons]):
-/// every stride > 0, the required span size (largest offset + 1) representable in the index type, and some permutation P of the dimensions with
-/// s[P[i]] >= s[P[i-1]] * e[P[i-1]]. Every permutation is tried. With an extent of 0 the
-/// standard allows orders that libcu++'s check (dimensions sorted by stride) refuses, and an
-/// mdspan libcu++ refuses must not be made: there a report is right too.
-inline outcome to_mdspan(const world& w, const view& v) {
+/// every stride > 0, some permutation P of the dimensions with s[P[i]] >= s[P[i-1]] * e[P[i-1]]
+/// (every permutation is tried), and the required span size representable in the index type:
+/// 0 without elements, else the largest offset + 1. `mapped`: the view the mdspan maps, which a
+/// view back from it must be; a view without elements whose strides libcu++'s own checks refuse
+/// (libcudacxx_maps) gets row-major strides over its dimensions before the first extent of 0,
+/// then those of extent 0, then the others by extent (stable), each extent counted as at least
+/// 1, every stride at most the index maximum (else it is refused).
+inline outcome to_mdspan(const world& w, const view& v, view& mapped) {
+  mapped = v;
   for (int r = 0; r < v.rank; ++r)
     if (v.str[r] <= 0) return {kind::invalid_argument, r};
   int p[max_rank];
@@ -246,12 +272,35 @@ inline outcome to_mdspan(const world& w, const view& v) {
       ++i;
     }
   }
-  i128 str[max_rank];
-  for (int r = 0; r < v.rank; ++r) str[r] = v.str[r];
-  // Without elements too (stricter than the standard): libcu++ computes it in the index type.
-  const bool span_fits = largest_of(v.rank, v.ext, str) + 1 <= w.max();
-  if (!some || !span_fits) return {kind::invalid_argument, -1};
-  if (count_of(v) == 0) return {kind::invalid_argument, -1, true};
+  if (!some) return {kind::invalid_argument, -1};
+  if (count_of(v) != 0) {
+    i128 str[max_rank];
+    for (int r = 0; r < v.rank; ++r) str[r] = v.str[r];
+    if (largest_of(v.rank, v.ext, str) + 1 > w.max()) return {kind::invalid_argument, -1};
+    return {};
+  }
+  if (libcudacxx_maps(w, v)) return {};
+  int order[max_rank];
+  int n = 0, first_zero = 0;
+  while (v.ext[first_zero] != 0) ++first_zero;
+  for (int r = first_zero - 1; r >= 0; --r) order[n++] = r;
+  for (int r = first_zero; r < v.rank; ++r)
+    if (v.ext[r] == 0) order[n++] = r;
+  bool placed[max_rank] = {};
+  for (int i = 0; i < n; ++i) placed[order[i]] = true;
+  while (n < v.rank) { // the rest by extent, ties in dimension order
+    int next = -1;
+    for (int r = 0; r < v.rank; ++r)
+      if (!placed[r] && (next < 0 || v.ext[r] < v.ext[next])) next = r;
+    placed[next] = true;
+    order[n++] = next;
+  }
+  i128 stride = 1;
+  for (int i = 0; i < v.rank; ++i) {
+    if (stride > w.max()) return {kind::invalid_argument, -1};
+    mapped.str[order[i]] = static_cast<std::int64_t>(stride);
+    stride *= v.ext[order[i]] < 1 ? 1 : v.ext[order[i]];
+  }
   return {};
 }
 

@@ -167,6 +167,53 @@ CUGUARD_CHECKED_TEST("to_mdspan reports a view that layout_stride cannot map") {
   CHECK_FALSE(c.thrown);
 }
 
+CUGUARD_CHECKED_TEST("to_mdspan maps views without elements that layout_stride accepts") {
+  int x[64] = {};
+  cuguard_test::caught c;
+  // Ordered by stride (7 then 9) the strides do not grow by the extents, but with the dimension of
+  // extent 0 first they do (9, then 7 >= 9 * 0): C++23's condition holds.
+  const cuguard::checked_view<int, 2, int> a(x, {0, 4}, {9, 7}, "a");
+  decltype(a.to_mdspan()) m2;
+  CUGUARD_TEST_CATCH(c, m2 = a.to_mdspan());
+  REQUIRE_FALSE(c.thrown);
+  CHECK(m2.extent(0) == 0);
+  CHECK(m2.extent(1) == 4);
+  CHECK(m2.size() == 0);
+  // libcu++'s checks (on in this build: CCCL_ENABLE_ASSERTIONS) take only the order by stride:
+  // the mdspan maps the same elements, none, with strides they take.
+  CHECK(m2.stride(0) == 1);
+  CHECK(m2.stride(1) == 1);
+  // Strides libcu++ takes are kept.
+  const cuguard::checked_view<int, 2, int> kept(x, {0, 4}, {4, 1}, "kept");
+  CHECK(kept.to_mdspan().stride(0) == 4);
+  // Its required span is 0, though 2 * 6 * 353496174 does not fit an int.
+  const auto b = cuguard::checked_view<int, 1, int>{}.reshape({3, 0, 6, 353496174});
+  decltype(b.to_mdspan()) m4;
+  CUGUARD_TEST_CATCH(c, m4 = b.to_mdspan());
+  REQUIRE_FALSE(c.thrown);
+  CHECK(m4.extent(0) == 3);
+  CHECK(m4.extent(3) == 353496174);
+  CHECK(m4.size() == 0);
+  CHECK(m4.mapping().required_span_size() == 0);
+  CHECK(m4.stride(0) == 1);
+  CHECK(m4.stride(1) == 3);
+  // A dimension of extent 0 between two that cannot follow each other: {5 x 1, 3 x 2} need 2 >= 5
+  // or 1 >= 6; 5 elements apart, then the empty one (stride 100 >= 5), then the other.
+  const cuguard::checked_view<int, 3, int> split(x, {5, 3, 0}, {1, 2, 100}, "split");
+  CUGUARD_TEST_CATCH(c, (void)split.to_mdspan());
+  CHECK_FALSE(c.thrown);
+  // No order exists: the empty dimension's stride 3 is below 5 x 1 and 3 x 2, so one of those two
+  // must follow the other.
+  const cuguard::checked_view<int, 3, int> none(x, {5, 3, 0}, {1, 2, 3}, "none");
+  CUGUARD_TEST_CATCH(c, (void)none.to_mdspan());
+  REQUIRE(c.thrown);
+  CHECK(has(c.what, "no order of its dimensions has each stride at least the one before times its extent"));
+  // A view with elements whose strides only an empty view could order stays refused.
+  const cuguard::checked_view<int, 2, int> full(x, {1, 4}, {9, 7}, "full");
+  CUGUARD_TEST_CATCH(c, (void)full.to_mdspan());
+  CHECK(c.thrown);
+}
+
 CUGUARD_CHECKED_TEST("vector accesses far out of range are reported without forming their address") {
   alignas(16) float x[8] = {};
   const auto v = cuguard::make_view(x, {8}, "x");

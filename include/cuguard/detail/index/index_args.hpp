@@ -163,6 +163,104 @@ CUGUARD_HOST_DEVICE constexpr std::uint64_t add_count(std::uint64_t count, std::
   return extent == 0 ? 0 : (count > shape_cap / extent ? shape_cap : count * extent);
 }
 
+/// Strides of `next` are at least `prev`'s stride times its extent (both strides positive):
+/// the step of layout_stride's condition below, without the product (which may overflow).
+template <class Index>
+CUGUARD_HOST_DEVICE constexpr bool stride_follows(Index prev_extent, Index prev_stride, Index next_stride) noexcept {
+  return prev_extent == 0 || prev_stride <= next_stride / prev_extent;
+}
+
+/// True if the dimensions ordered by stride (ties: the smaller extent first) have each stride at
+/// least the one before times its extent (strides positive, which the caller checked). Where every
+/// extent is at least 1 this order is the only candidate for layout_stride's condition
+/// (strides_have_order), and it is the order libcu++ checks.
+template <std::size_t Rank, class Index>
+CUGUARD_HOST_DEVICE constexpr bool strides_grow_in_order(const Index (&ext)[Rank], const Index (&str)[Rank]) noexcept {
+  std::size_t order[Rank] = {};
+  for (std::size_t r = 0; r < Rank; ++r) order[r] = r;
+  for (std::size_t i = 1; i < Rank; ++i)
+    for (std::size_t j = i; j > 0; --j) {
+      const std::size_t a = order[j], b = order[j - 1];
+      if (!(str[a] < str[b] || (str[a] == str[b] && ext[a] < ext[b]))) break;
+      order[j] = b;
+      order[j - 1] = a;
+    }
+  for (std::size_t i = 1; i < Rank; ++i)
+    if (!stride_follows(ext[order[i - 1]], str[order[i - 1]], str[order[i]])) return false;
+  return true;
+}
+
+/// True if some order of the dimensions has each stride at least the one before times its
+/// extent: the condition of C++23 [mdspan.layout.stride.cons] on a layout_stride mapping (strides
+/// positive). An extent of 0 asks nothing of the dimension after it, so a view without elements
+/// may need another order than by stride (extents {0, 4}, strides {9, 7}: the dimension of 0
+/// first): up to rank 8 every order is tried (by the sets of dimensions an order can begin with,
+/// and the last of each), above it only the order by stride.
+template <std::size_t Rank, class Index>
+CUGUARD_HOST_DEVICE constexpr bool strides_have_order(const Index (&ext)[Rank], const Index (&str)[Rank]) noexcept {
+  bool empty = false;
+  for (std::size_t r = 0; r < Rank; ++r) empty |= ext[r] == 0;
+  if (!empty || strides_grow_in_order(ext, str)) return strides_grow_in_order(ext, str);
+  if constexpr (Rank <= 8) {
+    // ends[set]: bit d set where some allowed order of the dimensions in `set` ends with d.
+    std::uint16_t ends[std::size_t{1} << Rank] = {};
+    for (std::size_t d = 0; d < Rank; ++d) ends[std::size_t{1} << d] = static_cast<std::uint16_t>(1u << d);
+    for (std::size_t set = 1; set < (std::size_t{1} << Rank); ++set)
+      for (std::size_t last = 0; last < Rank; ++last) {
+        if (!((ends[set] >> last) & 1u)) continue;
+        for (std::size_t d = 0; d < Rank; ++d)
+          if (!((set >> d) & 1u) && stride_follows(ext[last], str[last], str[d]))
+            ends[set | (std::size_t{1} << d)] |= static_cast<std::uint16_t>(1u << d);
+      }
+    return ends[(std::size_t{1} << Rank) - 1] != 0;
+  } else {
+    return false;
+  }
+}
+
+/// True if libcu++ (CCCL's checks of a layout_stride mapping, CCCL_ENABLE_ASSERTIONS) takes
+/// these extents and strides: the order by stride (strides_grow_in_order), and the sum of
+/// (extent - 1) * stride over the dimensions before the first extent of 0, in Index. The
+/// standard asks less of a view without elements (strides_have_order; its required span is 0).
+template <std::size_t Rank, class Index>
+CUGUARD_HOST_DEVICE constexpr bool libcudacxx_maps(const Index (&ext)[Rank], const Index (&str)[Rank]) noexcept {
+  std::uint64_t sum = 0;
+  for (std::size_t r = 0; r < Rank && ext[r] != 0; ++r) sum = add_reach(sum, static_cast<std::uint64_t>(ext[r]), static_cast<std::uint64_t>(str[r]));
+  return sum < static_cast<std::uint64_t>(max_of<Index>) && strides_grow_in_order(ext, str);
+}
+
+/// Strides libcu++ maps (libcudacxx_maps) for a view without elements, whose strides reach no
+/// element: row-major over the dimensions before the first extent of 0 (dimension order), then
+/// the extents of 0, then the others by extent (the largest last: it multiplies no stride), each
+/// stride the one before times that dimension's extent taken as at least 1. False where one
+/// would pass the Index maximum (no mapping libcu++ takes may exist then).
+template <std::size_t Rank, class Index>
+CUGUARD_HOST_DEVICE constexpr bool empty_view_strides(const Index (&ext)[Rank], Index (&str)[Rank]) noexcept {
+  std::size_t order[Rank] = {};
+  std::size_t n = 0, first_zero = Rank;
+  for (std::size_t r = 0; r < Rank; ++r)
+    if (ext[r] == 0 && first_zero == Rank) first_zero = r;
+  for (std::size_t r = first_zero; r-- > 0;) order[n++] = r;
+  for (std::size_t r = first_zero; r < Rank; ++r)
+    if (ext[r] == 0) order[n++] = r;
+  const std::size_t rest = n;
+  for (std::size_t r = first_zero; r < Rank; ++r)
+    if (ext[r] != 0) {
+      std::size_t j = n++;
+      for (; j > rest && ext[order[j - 1]] > ext[r]; --j) order[j] = order[j - 1];
+      order[j] = r;
+    }
+  Index s = 1;
+  for (std::size_t i = 0; i < Rank; ++i) {
+    str[order[i]] = s;
+    const Index e = ext[order[i]] < 1 ? Index{1} : ext[order[i]];
+    if (i + 1 == Rank) break;
+    if (s > max_of<Index> / e) return false;
+    s = static_cast<Index>(s * e);
+  }
+  return true; // ordered by stride as laid out; the span before the first 0 is the zero's stride - 1
+}
+
 /// The stride of a row-major shape's dimension r, computed from the next one's. Checks off: the
 /// product of the extents, wrapping (the arithmetic of raw pointers). Checks on: PyTorch's rule,
 /// the product of the extents taken as at least 1 (a {1, 4, 0, 5} view has strides {20, 5, 5, 1},

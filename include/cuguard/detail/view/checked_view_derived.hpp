@@ -168,41 +168,32 @@ CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::reshape_fits(const detail
 }
 
 template <class T, std::size_t Rank, class Index>
-CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::fits_layout_stride(const location& where) const -> bool {
+CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::layout_strides(Index (&str)[Rank], const location& where) const
+    -> bool {
   for (std::size_t r = 0; r < Rank; ++r) {
+    str[r] = strides_[r];
     if (strides_[r] <= 0) {
       detail::fail_view(*this, violation_kind::invalid_argument, operation::to_mdspan, static_cast<int>(r),
                         {strides_[r], 0, 0, shape_figure::stride}, {{}, 0}, where);
       return false;
     }
   }
-  // The dimensions by stride (ties: extents of 0 and 1 first), then each stride at least the
-  // one before times its extent: C++23's condition for a unique layout_stride mapping.
-  std::size_t order[Rank];
-  for (std::size_t r = 0; r < Rank; ++r) order[r] = r;
-  const auto before = [&](std::size_t a, std::size_t b) {
-    return strides_[a] < strides_[b] || (strides_[a] == strides_[b] && extents_[a] < extents_[b]);
-  };
-  for (std::size_t i = 1; i < Rank; ++i)
-    for (std::size_t j = i; j > 0 && before(order[j], order[j - 1]); --j) {
-      const std::size_t t = order[j];
-      order[j] = order[j - 1];
-      order[j - 1] = t;
-    }
+  // C++23's condition for a layout_stride mapping: some order of the dimensions in which each
+  // stride is at least the one before times its extent (detail::strides_have_order), and the
+  // required span size, largest offset + 1, representable in Index: 0 for a view without elements.
+  bool empty = false;
   std::uint64_t largest = 0;
-  bool unique = true;
-  for (std::size_t i = 0; i < Rank; ++i) {
-    const auto e = static_cast<std::uint64_t>(extents_[order[i]]);
-    largest = detail::add_reach(largest, e, static_cast<std::uint64_t>(strides_[order[i]]));
-    if (i == 0) continue;
-    const auto prev_e = static_cast<std::uint64_t>(extents_[order[i - 1]]);
-    const auto prev_s = static_cast<std::uint64_t>(strides_[order[i - 1]]);
-    unique &= prev_e == 0 || prev_s <= static_cast<std::uint64_t>(strides_[order[i]]) / prev_e;
+  for (std::size_t r = 0; r < Rank; ++r) {
+    empty |= extents_[r] == 0;
+    largest = detail::add_reach(largest, static_cast<std::uint64_t>(extents_[r]), static_cast<std::uint64_t>(strides_[r]));
   }
-  // The required span size, largest + 1, must fit Index: for views without elements too, as
-  // libcu++ computes it up to the first extent of 0 (in Index arithmetic, which must not overflow).
-  const bool span_fits = largest < static_cast<std::uint64_t>(detail::max_of<Index>);
-  if (!unique || !span_fits) {
+  const bool unique = detail::strides_have_order(extents_, strides_);
+  const bool span_fits = empty || largest < static_cast<std::uint64_t>(detail::max_of<Index>);
+  // A view without elements that libcu++'s checks would refuse (they ask the order by stride, and
+  // the span in Index up to the first extent of 0) is mapped with strides they take: it reaches
+  // no element with either.
+  const bool remapped = unique && empty && !detail::libcudacxx_maps(extents_, strides_);
+  if (!unique || !span_fits || (remapped && !detail::empty_view_strides(extents_, str))) {
     detail::fail_view(*this, violation_kind::invalid_argument, operation::to_mdspan, -1,
                       {static_cast<std::int64_t>(largest), 0, static_cast<std::int64_t>(detail::max_of<Index>),
                        unique ? shape_figure::largest_offset : shape_figure::none},
@@ -243,12 +234,14 @@ CUGUARD_HOST_DEVICE auto checked_view<T, Rank, Index>::to_mdspan(location where)
     typename detail::mdspan_for<T, Rank, Index, Deferred>::type {
   using maker = detail::mdspan_for<T, Rank, Index, Deferred>;
 #if CUGUARD_IMPL_CHECKS
-  if (CUGUARD_IMPL_UNLIKELY(!fits_layout_stride(where))) {
+  Index str[Rank];
+  if (CUGUARD_IMPL_UNLIKELY(!layout_strides(str, where))) {
     const Index zero[Rank] = {};
     Index one[Rank];
     for (std::size_t r = 0; r < Rank; ++r) one[r] = 1;
     return maker::make(data_, zero, one);
   }
+  return maker::make(data_, extents_, str);
 #else
   (void)where;
 #endif
