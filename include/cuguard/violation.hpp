@@ -81,6 +81,13 @@ enum class shape_figure : unsigned char {
   element_count,  ///< the number of elements
 };
 
+namespace detail {
+/// Offsets and counts of a view's shape, counted unsigned and held at 2^63 (above every Index
+/// maximum) once they pass it: a record's `value` of largest_offset, pointer_offset or
+/// element_count may hold it (read as uint64).
+inline constexpr std::uint64_t shape_cap = std::uint64_t{1} << 63;
+} // namespace detail
+
 /// A source position copied into a record (file, function, line).
 struct site_record {
   char file[192];

@@ -240,3 +240,38 @@ TEST_CASE("cuda_error carries its code and message, and is a std::exception") {
   CHECK(std::string(copy.what()) == e.what());
 }
 #endif
+
+TEST_CASE("an offset held at 2^63 prints as the number it is, never negative") {
+  // The record's int64 holds a shape's largest offset held at 2^63 (detail::shape_cap) as the
+  // bits of INT64_MIN.
+  cuguard::violation v{};
+  v.kind = cuguard::violation_kind::invalid_argument;
+  v.op = cuguard::operation::to_mdspan;
+  std::strcpy(v.label, "wide");
+  std::strcpy(v.type, "float");
+  v.rank = 2;
+  v.dim = -1;
+  v.extent[0] = 3, v.extent[1] = 4;
+  v.stride[0] = INT64_MAX, v.stride[1] = 1;
+  v.figure = cuguard::shape_figure::largest_offset;
+  v.value = static_cast<std::int64_t>(cuguard::detail::shape_cap);
+  v.limit = INT64_MAX;
+  const std::string held = cuguard::format(v);
+  CHECK(held.find('-') == std::string::npos);
+  CHECK(held.find("largest offset 9223372036854775808 or more: layout_stride's required span size exceeds the "
+                  "index type's maximum 9223372036854775807") != std::string::npos);
+  v.value = 2147483647;
+  v.limit = 2147483647;
+  CHECK(cuguard::format(v).find("largest offset 2147483647 + 1 (layout_stride's required span size)") != std::string::npos);
+  // make_view's index overflow, of every figure the shape holds.
+  v.kind = cuguard::violation_kind::index_overflow;
+  v.op = cuguard::operation::make_view;
+  for (const auto figure : {cuguard::shape_figure::largest_offset, cuguard::shape_figure::pointer_offset,
+                            cuguard::shape_figure::element_count}) {
+    v.figure = figure;
+    v.value = static_cast<std::int64_t>(cuguard::detail::shape_cap);
+    const std::string text = cuguard::format(v);
+    CHECK(text.find('-') == std::string::npos);
+    CHECK(text.find("9223372036854775808 or more") != std::string::npos);
+  }
+}

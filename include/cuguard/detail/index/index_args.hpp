@@ -147,10 +147,6 @@ CUGUARD_HOST_DEVICE constexpr Index saturating_mul(Index a, Index b) noexcept {
   return a != 0 && b > max_of<Index> / a ? max_of<Index> : static_cast<Index>(a * b);
 }
 
-/// Offsets and counts of a view's shape, counted unsigned and held at 2^63 (above every Index
-/// maximum) once they pass it.
-inline constexpr std::uint64_t shape_cap = std::uint64_t{1} << 63;
-
 /// The largest offset so far plus (extent - 1) * stride of one more dimension, saturated.
 CUGUARD_HOST_DEVICE constexpr std::uint64_t add_reach(std::uint64_t largest, std::uint64_t extent,
                                                       std::uint64_t stride) noexcept {

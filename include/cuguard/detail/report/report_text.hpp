@@ -104,6 +104,14 @@ inline void append_out_of_bounds(text& out, const violation& v) {
   }
 }
 
+/// A count or offset of a view's shape (detail::add_reach, add_count: counted unsigned, held at
+/// 2^63 once past it), as the number it is: a held one as "9223372036854775808 or more", never
+/// as the negative number its bits make in the report's int64.
+inline void append_shape_figure(text& out, std::int64_t value) {
+  const auto figure = static_cast<std::uint64_t>(value);
+  out << figure << (figure >= shape_cap ? " or more" : "");
+}
+
 inline void append_index_overflow(text& out, const violation& v) {
   out << "index overflow in " << operation_name(v.op) << " of ";
   if (v.figure == shape_figure::extent || v.figure == shape_figure::stride) { // the view's shape holds it truncated
@@ -119,8 +127,7 @@ inline void append_index_overflow(text& out, const violation& v) {
     out << ']';
   }
   out << (v.figure == shape_figure::element_count ? ": element count " : ": largest offset ");
-  const auto figure = static_cast<std::uint64_t>(v.value); // counted unsigned, saturated at 2^63
-  out << figure << (figure == std::uint64_t{1} << 63 ? " or more" : "");
+  append_shape_figure(out, v.value);
   if (v.figure == shape_figure::pointer_offset)
     out << " exceeds " << v.limit << ", the most a pointer to its elements can be offset by";
   else
@@ -234,6 +241,9 @@ inline void append_invalid_argument(text& out, const violation& v) {
     append_strides(out, v);
     if (v.dim >= 0)
       out << ": dim " << v.dim << " stride " << v.value << " is not > 0, as layout_stride needs";
+    else if (v.figure == shape_figure::largest_offset && static_cast<std::uint64_t>(v.value) >= shape_cap)
+      out << ": largest offset " << shape_cap << " or more: layout_stride's required span size exceeds the index type's "
+          << "maximum " << v.limit;
     else if (v.figure == shape_figure::largest_offset)
       out << ": largest offset " << v.value << " + 1 (layout_stride's required span size) exceeds the index type's maximum "
           << v.limit;
