@@ -58,6 +58,11 @@ __global__ void write_at(cuguard::ptr<float> out, std::int64_t i, float value) {
 constexpr unsigned write_at_line = __LINE__ - 2;
 
 /// An unguarded elementwise kernel: the threads past n write past the end.
+template <unsigned BlockSize, long Shift>
+__global__ void write_at_shifted(cuguard::ptr<float> out, std::int64_t i) {
+  out[i + Shift] = static_cast<float>(BlockSize);
+}
+
 __global__ void add_one(cuguard::ptr<const float> in, cuguard::ptr<float> out) {
   const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   out[i] = in[i] + 1.0f;
@@ -149,6 +154,19 @@ CUGUARD_CHECKED_TEST("a write one past a pointer's allocation is reported with t
   CHECK(c.what.rfind("cuguard: out-of-bounds access through pointer 'argument 1 of write_at' float[10]: offset 10 >= "
                      "extent 10\n  the pointer is into allocation 'scores' (40 bytes) allocated at ",
                      0) == 0);
+}
+
+CUGUARD_CHECKED_TEST("a kernel template's arguments read as written, in the label and the launch") {
+  cuguard::device_buffer<float> out(10, "scores");
+  cuguard::launch(ptr_tests::write_at_shifted<64, -2>, 1, 1, out.data(), std::int64_t{12});
+  const auto c = checked();
+  REQUIRE(c.thrown);
+  CHECK(c.report.index[0] == 10);
+  // The demangler writes unsigned and long arguments with suffixes (64u, -2l): dropped.
+  CHECK(std::string(c.report.label) == "argument 1 of write_at_shifted<64, -2>");
+  CHECK(std::string(c.report.launch.kernel) == "ptr_tests::write_at_shifted<64, -2>");
+  CHECK(c.what.find("write_at_shifted<64, -2><<<") != std::string::npos);
+  CHECK(c.what.find("64u") == std::string::npos);
 }
 
 CUGUARD_CHECKED_TEST("a negative offset and one 2^32 past are reported, the second as a 32-bit overflow") {
