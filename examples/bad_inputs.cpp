@@ -2,8 +2,8 @@
 // Bad inputs and what cuguard says about each: every call below is wrong in one way, and the
 // program prints, as a Markdown table, the call, the exception it throws and the first line of
 // its message (the lines under it name the caller's file and line; addresses, which differ from
-// run to run, are written 0x...). README's table "Bad input:
-// what cuguard says" is this program's output, and a test keeps the two the same.
+// run to run, are written 0x...). The table "Bad input: what cuguard says" in
+// docs/views.md is this program's output, and a test keeps the two the same.
 #include <cuguard/cuguard.hpp>
 #include <cuguard/mdspan.hpp>
 #include <cuguard/kernels/gather.hpp>

@@ -281,16 +281,13 @@ class checked_view {
   /// it drops every check: use it to hand the data to code that takes an mdspan. Needs
   /// <cuguard/mdspan.hpp> (which <cuguard/cuguard.hpp> leaves out).
   ///
-  /// layout_stride has preconditions a view need not meet: every stride > 0 (a broadcast view's
-  /// stride 0 is not), a largest offset below the Index maximum, and strides that order the
-  /// dimensions so that each is at least the one before times its extent (no two elements at
-  /// one offset; after an extent of 0 any stride may follow, and a view without elements needs no
-  /// largest offset). A view without elements whose strides libcu++'s own checks refuse (with
-  /// CCCL_ENABLE_ASSERTIONS they take only the order by stride, and count the span up to the
-  /// first extent of 0) is mapped with strides they take (row-major over the dimensions before its
-  /// first extent of 0, then the others): it maps the same elements, none. Checked builds report a view that does not meet them (invalid_argument) and,
-  /// in device code under CUGUARD_ON_DEVICE_VIOLATION_CONTINUE, go on with an empty mdspan;
-  /// unchecked builds leave them to the caller.
+  /// layout_stride's preconditions (C++23): every stride > 0 (a broadcast view's 0 is not), a
+  /// largest offset below the Index maximum (none without elements), and some order of the
+  /// dimensions with each stride at least the one before times its extent. Checked builds report
+  /// a view that fails them (invalid_argument; in device code under
+  /// CUGUARD_ON_DEVICE_VIOLATION_CONTINUE, then an empty mdspan); unchecked builds leave them to
+  /// the caller. A view without elements whose strides libcu++'s own checks would refuse
+  /// (CCCL_ENABLE_ASSERTIONS: the order by stride only) gets strides they take: the same elements.
   template <class Deferred = void>
   CUGUARD_HOST_DEVICE typename detail::mdspan_for<T, Rank, Index, Deferred>::type to_mdspan(
       location where = location::current()) const;

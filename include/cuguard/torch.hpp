@@ -40,7 +40,7 @@ namespace torch {
 /// tensors give strided views; 0-element tensors give empty views. With checks on, a CPU
 /// tensor's storage is tracked the first time a view is made of it (its deleter is wrapped), so
 /// that a view of a tensor PyTorch has freed reports use_after_free naming the tensor (CUDA
-/// tensors: not yet, see README). `label` must outlive the
+/// tensors: docs/pytorch.md). `label` must outlive the
 /// view (a string literal: CUGUARD_TORCH_VIEW uses the argument's name).
 template <class T, std::size_t Rank, class Index = std::int64_t>
 checked_view<T, Rank, Index> view(const at::Tensor& t, const char* label,

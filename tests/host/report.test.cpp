@@ -275,3 +275,21 @@ TEST_CASE("an offset held at 2^63 prints as the number it is, never negative") {
     CHECK(text.find("9223372036854775808 or more") != std::string::npos);
   }
 }
+
+TEST_CASE("a kernel reads one way in every line of a report, as its source writes it") {
+  cuguard::violation v = report_tests::device_record();
+  // GCC's function names write "long int"; the demangler writes "4ul" and "long".
+  std::strcpy(v.function, "index_select_kernel<4, float, long int>");
+  std::strcpy(v.launch.kernel, "cuguard::kernels::index_select_kernel<4ul, float, long>");
+  const std::string text = cuguard::format(v);
+  CHECK(text.find("in index_select_kernel<4, float, long>\n") != std::string::npos);
+  CHECK(text.find("cuguard::kernels::index_select_kernel<4, float, long><<<") != std::string::npos);
+  std::strcpy(v.function, "k<long unsigned int, short int, 7u, -2ll, float4>");
+  std::strcpy(v.launch.kernel, "k<unsigned long, short, 7, -2, float4>");
+  const std::string more = cuguard::format(v);
+  CHECK(more.find("in k<unsigned long, short, 7, -2, float4>\n") != std::string::npos);
+  CHECK(more.find(" k<unsigned long, short, 7, -2, float4><<<") != std::string::npos);
+  // Names that only look like them stay.
+  std::strcpy(v.function, "long_int_kernel<my::long int2>");
+  CHECK(cuguard::format(v).find("in long_int_kernel<my::long int2>\n") != std::string::npos);
+}

@@ -1,4 +1,4 @@
-# Checks that a block of README.md is what a command prints: the text between the lines
+# Checks that a block of README.md or of a guide in docs/ is what a command prints: the text between the lines
 # "<!-- BLOCK: begin -->" and "<!-- BLOCK: end -->" (a ``` fence around it is dropped) must appear
 # in the command's stdout + stderr. Before comparing, the output loses every occurrence of
 # STRIP (the source directory, so that paths read relative to the checkout), and both texts
@@ -9,20 +9,8 @@ set(output "${out}${err}")
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "the command failed (${rc}):\n${output}")
 endif()
-file(READ "${README}" readme)
-set(begin_marker "<!-- ${BLOCK}: begin -->\n")
-set(end_marker "<!-- ${BLOCK}: end -->")
-string(FIND "${readme}" "${begin_marker}" begin)
-string(FIND "${readme}" "${end_marker}" end)
-if(begin EQUAL -1 OR end EQUAL -1 OR end LESS begin)
-  message(FATAL_ERROR "README.md has no block '${BLOCK}' (markers ${begin_marker} and ${end_marker})")
-endif()
-string(LENGTH "${begin_marker}" skip)
-math(EXPR begin "${begin} + ${skip}")
-math(EXPR length "${end} - ${begin}")
-string(SUBSTRING "${readme}" ${begin} ${length} block)
-string(REGEX REPLACE "^```[a-z]*\n" "" block "${block}")
-string(REGEX REPLACE "```\n$" "" block "${block}")
+include("${CMAKE_CURRENT_LIST_DIR}/doc_block.cmake")
+cuguard_doc_block("${BLOCK}" "${ROOT}" block README)
 if(DEFINED STRIP AND NOT STRIP STREQUAL "")
   string(REPLACE "${STRIP}" "" output "${output}")
 endif()
@@ -32,7 +20,7 @@ if(DEFINED MASK AND NOT MASK STREQUAL "")
 endif()
 string(FIND "${output}" "${block}" found)
 if(found EQUAL -1)
-  message(FATAL_ERROR "README.md's block '${BLOCK}' is not what the command prints.\n"
-                      "--- README.md:\n${block}\n--- the command (normalized):\n${output}")
+  message(FATAL_ERROR "${README}'s block '${BLOCK}' is not what the command prints.\n"
+                      "--- ${README}:\n${block}\n--- the command (normalized):\n${output}")
 endif()
-message(STATUS "README.md's block '${BLOCK}' is what the command prints")
+message(STATUS "${README}'s block '${BLOCK}' is what the command prints")

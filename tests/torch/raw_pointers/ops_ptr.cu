@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// ops.cu adopting cuguard::ptr, in the two steps README describes. Step 1 (this file as it is):
+// ops.cu adopting cuguard::ptr, in the two steps docs/pytorch.md describes. Step 1 (this file as it is):
 // each T* parameter of a kernel or device function renamed cuguard::ptr<T> (`__restrict__` with
 // it CUGUARD_RESTRICT, `reinterpret_cast<const float4*>(x)` cuguard::ptr_cast<const float4>(x),
 // and the template arguments the launch of gather_rows_kernel deduced written out); nothing else.

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The raw-pointer extension of test_raw_pointers.py adopting cuguard::ptr (ops_ptr.cu, README's
+"""The raw-pointer extension of test_raw_pointers.py adopting cuguard::ptr (ops_ptr.cu, docs/pytorch.md's
 "Adopting cuguard in a raw-pointer extension"), built through cuguard.torch.load: step 1, the
 kernels' T* parameters renamed, computes what ops.cu computes, and its planted off-by-ones (a read
 one past an input, a write one past an output, a float4 read past the end) are IndexErrors naming
@@ -120,9 +120,9 @@ def test_named_arguments_name_the_tensor(named):
     assert report.startswith("cuguard: out-of-bounds access through pointer 'out' float[99]: "
                              "offset 99 >= extent 99\n"), report
     assert torch.equal(named.gather_rows(table.to(DEVICE), torch.tensor([4]).to(DEVICE), 0).cpu(), table[4:5])
-    if DEVICE == "cpu":  # README shows this report (under emulation): the folder and the launch's number masked
-        readme = (HERE.parents[2] / "README.md").read_text()
-        shown = readme.split("<!-- ptr-report: begin -->\n```\n")[1].split("```\n<!-- ptr-report: end -->")[0]
+    if DEVICE == "cpu":  # docs/pytorch.md shows this report (under emulation): the folder and the launch's number masked
+        guide = (HERE.parents[2] / "docs" / "pytorch.md").read_text()
+        shown = guide.split("<!-- ptr-report: begin -->\n```\n")[1].split("```\n<!-- ptr-report: end -->")[0]
         masked = re.sub(r"launch #\d+", "launch #N", f"IndexError: {report}\n".replace(str(HERE) + "/", ".../"))
         assert masked == shown
 

@@ -162,9 +162,9 @@ def test_sanitize_reports_a_write_one_past_an_output_at_its_line(sanitized):
     assert f"ops.cu:{marker_line('raw-ops: gather write')} in " in report
     assert "block (0,0,0) thread (98,0,0) of launch #" in report
     assert torch.equal(sanitized.gather_rows(table, torch.tensor([4]), 0), table[4:5])
-    # README shows this report: the address, the folder and the launch's number masked.
-    readme = (HERE.parents[2] / "README.md").read_text()
-    shown = readme.split("<!-- sanitize-report: begin -->\n```\n")[1].split("```\n<!-- sanitize-report: end -->")[0]
+    # docs/pytorch.md shows this report: the address, the folder and the launch's number masked.
+    guide = (HERE.parents[2] / "docs" / "pytorch.md").read_text()
+    shown = guide.split("<!-- sanitize-report: begin -->\n```\n")[1].split("```\n<!-- sanitize-report: end -->")[0]
     masked = re.sub(r"0x[0-9a-f]+", "0x...", f"IndexError: {report}\n")
     masked = re.sub(r"launch #\d+", "launch #N", masked.replace(str(HERE) + "/", ".../"))
     assert masked == shown

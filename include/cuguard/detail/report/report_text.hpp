@@ -40,7 +40,9 @@ inline void append_access(text& out, const violation& v, const char* adjective) 
 inline void append_kernel_argument(text& out, const violation& v) {
   out << "kernel argument ";
   append_view(out, v);
-  out << " of " << v.launch.kernel << ": ";
+  out << " of ";
+  append_code_name(out, v.launch.kernel);
+  out << ": ";
 }
 
 /// "allocation 'x' (64 bytes) was released"
@@ -331,7 +333,10 @@ inline void append_details(text& out, const violation& v) {
   } else {
     out << "\n  at " << v.file;
     if (v.line != 0) out << ':' << v.line;
-    if (v.function[0] != '\0') out << " in " << v.function;
+    if (v.function[0] != '\0') {
+      out << " in ";
+      append_code_name(out, v.function);
+    }
   }
   if (!v.on_device) return;
   out << "\n  block ";
@@ -339,7 +344,9 @@ inline void append_details(text& out, const violation& v) {
   out << " thread ";
   append_dim3(out, v.thread);
   if (v.launch.id != 0) {
-    out << " of launch #" << v.launch.id << ' ' << v.launch.kernel << "<<<";
+    out << " of launch #" << v.launch.id << ' ';
+    append_code_name(out, v.launch.kernel);
+    out << "<<<";
     append_dim3(out, v.launch.grid);
     out << ',';
     append_dim3(out, v.launch.block);

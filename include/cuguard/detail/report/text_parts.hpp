@@ -7,6 +7,7 @@
 #include <cuguard/detail/report/text.hpp>
 #include <cuguard/violation.hpp>
 
+#include <cstddef>
 #include <cstdint>
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
@@ -41,10 +42,52 @@ inline void append_strides(text& out, const violation& v) {
   out << ']';
 }
 
+/// A function's or kernel's name as its source spells it, whichever compiler or demangler named
+/// it: integer template arguments without the demangler's suffixes ("k<64u, -2l>" is "k<64, -2>"),
+/// and integer types as the demangler and the code write them, not GCC's long forms ("long int"
+/// is "long", "long unsigned int" "unsigned long"). So a kernel reads one way in every line of a
+/// report.
+inline void append_code_name(text& out, const char* name) {
+  const auto word = [](char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+  };
+  // GCC's spellings, longest first, and the code's.
+  static constexpr const char* long_forms[][2] = {
+      {"long long unsigned int", "unsigned long long"}, {"long unsigned int", "unsigned long"},
+      {"short unsigned int", "unsigned short"},         {"long long int", "long long"},
+      {"long int", "long"},                             {"short int", "short"}};
+  for (std::size_t i = 0; name[i] != '\0';) {
+    const bool starts = i == 0 || !word(name[i - 1]);
+    if (starts && name[i] >= '0' && name[i] <= '9') {
+      std::size_t end = i;
+      while (name[end] >= '0' && name[end] <= '9') out << name[end++];
+      std::size_t suffix = end;
+      while (name[suffix] == 'u' || name[suffix] == 'l') ++suffix;
+      i = suffix > end && suffix - end <= 3 && !word(name[suffix]) ? suffix : end;
+      continue;
+    }
+    bool replaced = false;
+    for (const auto& form : long_forms) {
+      std::size_t n = 0;
+      while (form[0][n] != '\0' && name[i + n] == form[0][n]) ++n;
+      if (starts && form[0][n] == '\0' && !word(name[i + n])) {
+        out << form[1];
+        i += n;
+        replaced = true;
+        break;
+      }
+    }
+    if (!replaced) out << name[i++];
+  }
+}
+
 inline void append_site(text& out, const char* prefix, const site_record& s) {
   out << prefix << s.file;
   if (s.line != 0) out << ':' << s.line;
-  if (s.function[0] != '\0') out << " in " << s.function;
+  if (s.function[0] != '\0') {
+    out << " in ";
+    append_code_name(out, s.function);
+  }
 }
 
 inline void append_dim3(text& out, const unsigned (&v)[3]) {

@@ -6,6 +6,7 @@
 
 #include <cuguard/config.hpp>
 #include <cuguard/detail/report/text.hpp>
+#include <cuguard/detail/report/text_parts.hpp>
 #include <cuguard/violation.hpp>
 
 #include <cstddef>
@@ -25,36 +26,14 @@ namespace backend {
 /// cudaError_t as an int, so that both backends share signatures (0: success).
 using status = int;
 
-/// `name` with the suffixes the demangler gives integer template arguments dropped ("k<64u, -1l>"
-/// is "k<64, -1>"), so that a kernel reads as it is written at its launch and as the compiler's
-/// function names give it: a number that starts a token, then u, l, ul, ll or ull, then no letter,
-/// digit or '_'.
-inline text without_literal_suffixes(const char* name) {
-  const auto word = [](char c) {
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-  };
-  text out;
-  for (std::size_t i = 0; name[i] != '\0';) {
-    if (name[i] >= '0' && name[i] <= '9' && (i == 0 || !word(name[i - 1]))) {
-      std::size_t end = i;
-      while (name[end] >= '0' && name[end] <= '9') out << name[end++];
-      std::size_t suffix = end;
-      while (name[suffix] == 'u' || name[suffix] == 'l') ++suffix;
-      i = suffix > end && suffix - end <= 3 && !word(name[suffix]) ? suffix : end;
-      continue;
-    }
-    out << name[i++];
-  }
-  return out;
-}
-
 /// "__cxa_demangle'd name without its parameter list" ("gather_rows", "ns::k<float>"), template
-/// arguments as written (without_literal_suffixes).
+/// arguments as the source writes them (append_code_name).
 inline text readable_name(const char* mangled) {
   if (mangled == nullptr) return "kernel";
   int rc = 0;
   char* demangled = __cxxabiv1::__cxa_demangle(mangled, nullptr, nullptr, &rc);
-  text name = rc == 0 && demangled != nullptr ? without_literal_suffixes(demangled) : text(mangled);
+  text name;
+  append_code_name(name, rc == 0 && demangled != nullptr ? demangled : mangled);
   std::free(demangled);
   if (name.starts_with("void ")) name.drop_front(5); // a function template's name starts with its return type
   // Drop the parameter list: the last top-level '(' (templates may hold parentheses too).
