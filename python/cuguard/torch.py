@@ -20,6 +20,7 @@ import hashlib
 import io
 import os
 import pathlib
+import sys
 import types
 
 import torch as _torch
@@ -149,12 +150,59 @@ def _sanitized(function, library):
     return call
 
 
-def _wrap_sanitized(module):
-    library = ctypes.CDLL(module.__file__)
+def _distributed_job():
+    """(rank, world size, backend) of this process's torch.distributed job, or None."""
+    try:
+        import torch.distributed as dist
+        if dist.is_available() and dist.is_initialized():
+            return dist.get_rank(), dist.get_world_size(), str(dist.get_backend())
+    except (ImportError, RuntimeError, ValueError):
+        pass
+    return None
+
+
+def _in_job(error, job):
+    """The report `error` says, naming the rank that raised it, written to stderr at once (the
+    job's log has it whatever the rank does next); unless CUGUARD_DISTRIBUTED_ABORT=0, this rank's
+    process group is destroyed, so that the other ranks' collectives fail now rather than wait for
+    it until their timeout."""
+    import torch.distributed as dist
+    rank, world, backend = job
+    abort = os.environ.get("CUGUARD_DISTRIBUTED_ABORT", "1") != "0"
+    text = f"{error}\n  in rank {rank} of {world} (torch.distributed, {backend})"
+    if abort:
+        text += ("; its process group was destroyed, so that the other ranks' collectives fail now "
+                 "instead of waiting for it (CUGUARD_DISTRIBUTED_ABORT=0 keeps it)")
+    sys.stderr.write(text + "\n")
+    sys.stderr.flush()
+    if abort:
+        dist.destroy_process_group()
+    return type(error)(text)
+
+
+def _reported(function):
+    """`function` of a checked extension: in a torch.distributed job, a cuguard report it raises
+    names the rank (_in_job)."""
+    @functools.wraps(function)
+    def call(*args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        except (IndexError, RuntimeError) as error:
+            job = _distributed_job() if str(error).startswith("cuguard:") else None
+            if job is None:
+                raise
+            raise _in_job(error, job) from None
+    return call
+
+
+def _wrap_functions(module, storages):
+    """The module's functions wrapped: _sanitized where cuguard is told the storages of their
+    tensors (emulation), and _reported."""
+    library = ctypes.CDLL(module.__file__) if storages else None
     for name in dir(module):
         function = getattr(module, name)
         if not name.startswith("_") and type(function).__name__ == "builtin_function_or_method":
-            setattr(module, name, _sanitized(function, library))
+            setattr(module, name, _reported(_sanitized(function, library) if storages else function))
     return module
 
 
@@ -192,7 +240,11 @@ def load(name, sources, checks=True, sanitize=False, **kwargs):
     cuguard report raised as IndexError (out of bounds) or RuntimeError (use after free), naming
     the kernel, the file and line, the block, the thread, the launch, the address and the storage
     (the kernel argument that pointed into it, its element type and count). The module's
-    functions are wrapped to tell it the storages of their tensor arguments."""
+    functions are wrapped to tell it the storages of their tensor arguments.
+
+    In a torch.distributed job, a report raised by a function of the module names the rank and
+    the world size, is written to stderr at once, and this rank's process group is destroyed so
+    that the other ranks do not wait for it (CUGUARD_DISTRIBUTED_ABORT=0: kept)."""
     kwargs = dict(kwargs)
     kwargs["extra_include_paths"] = get_include() + list(kwargs.get("extra_include_paths") or [])
     if kwargs.get("build_directory"):
@@ -203,7 +255,8 @@ def load(name, sources, checks=True, sanitize=False, **kwargs):
         kwargs["extra_cuda_cflags"] = ["--expt-relaxed-constexpr", _checks_flag(checks)] + \
             list(kwargs.get("extra_cuda_cflags") or [])
         extra = [_trace_source(os.path.join(_build_directory(name, kwargs), "cuguard"))] if checks else []
-        return _cpp.load(name, [os.fspath(s) for s in sources] + extra, **kwargs)
+        module = _cpp.load(name, [os.fspath(s) for s in sources] + extra, **kwargs)
+        return _wrap_functions(module, False) if checks and isinstance(module, types.ModuleType) else module
     kwargs.pop("extra_cuda_cflags", None)
     kwargs["extra_include_paths"] = [_aten_cuda_include()] + kwargs["extra_include_paths"]
     build = _build_directory(name, kwargs)
@@ -216,7 +269,7 @@ def load(name, sources, checks=True, sanitize=False, **kwargs):
     translated = _translated(sources, folder) + ([_storage_source(folder)] if storages else [])
     module = _cpp.load(name, translated, **kwargs)
     # (is_python_module=False gives no module to wrap: ops registered with TORCH_LIBRARY)
-    return _wrap_sanitized(module) if storages and isinstance(module, types.ModuleType) else module
+    return _wrap_functions(module, True) if storages and isinstance(module, types.ModuleType) else module
 
 
 def _with_flags(extra_compile_args, key, flags):

@@ -32,4 +32,5 @@ env.pop("PYTHONPATH", None)
 sys.exit(subprocess.run([str(python), "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider",
                          str(root / "tests/torch/aten_style/test_aten_style.py"),
                          str(root / "tests/torch/raw_pointers/test_raw_pointers.py"),
-                         str(root / "tests/torch/raw_pointers/test_ptr_adoption.py")], cwd=work, env=env).returncode)
+                         str(root / "tests/torch/raw_pointers/test_ptr_adoption.py"),
+                         str(root / "tests/torch/raw_pointers/test_distributed.py")], cwd=work, env=env).returncode)
