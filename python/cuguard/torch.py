@@ -169,7 +169,9 @@ def _in_job(error, job):
     import torch.distributed as dist
     rank, world, backend = job
     abort = os.environ.get("CUGUARD_DISTRIBUTED_ABORT", "1") != "0"
-    text = f"{error}\n  in rank {rank} of {world} (torch.distributed, {backend})"
+    text = str(error)
+    if "\n  in rank " not in text:  # (the extension names it where RANK and WORLD_SIZE are set)
+        text += f"\n  in rank {rank} of {world} (torch.distributed, {backend})"
     if abort:
         text += ("; its process group was destroyed, so that the other ranks' collectives fail now "
                  "instead of waiting for it (CUGUARD_DISTRIBUTED_ABORT=0 keeps it)")

@@ -12,6 +12,7 @@
 #include <cuguard/dlpack.hpp>
 
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 
 namespace torch_tests {
@@ -101,6 +102,27 @@ TEST_CASE("an out-of-bounds read in a kernel is an IndexError with the report, a
   rows.index_put_({2}, 1);
   CHECK(message_of<c10::Error>(run) == "no error");
   CHECK(out[2][7].item<float>() == 15.0f);
+}
+
+TEST_CASE("in a job whose launcher set RANK and WORLD_SIZE, a report names the rank") {
+  const at::Tensor table = at::arange(32, at::kFloat).reshape({4, 8});
+  const at::Tensor rows = at::tensor({4}, at::kLong); // one past the end
+  at::Tensor out = at::zeros({1, 8});
+  const auto run = [&] {
+    cuguard::torch::launch(gather_rows, 1, 32, CUGUARD_TORCH_VIEW(table, const float, 2),
+                           CUGUARD_TORCH_VIEW(rows, const std::int64_t, 1), CUGUARD_TORCH_VIEW(out, float, 2));
+  };
+  ::setenv("RANK", "1", 1);
+  ::setenv("WORLD_SIZE", "2", 1);
+  const std::string in_job = message_of<c10::IndexError>(run);
+  ::setenv("WORLD_SIZE", "two", 1); // not a number: not a job cuguard can name
+  const std::string not_named = message_of<c10::IndexError>(run);
+  ::unsetenv("RANK");
+  ::unsetenv("WORLD_SIZE");
+  CHECK(in_job.find("\n  in rank 1 of 2 (torch.distributed: RANK and WORLD_SIZE)") != std::string::npos);
+  CHECK(first_line(in_job) == "cuguard: out-of-bounds access to 'table' const float[4, 8] at (4, 0): dim 0 index 4 >= extent 4");
+  CHECK(not_named.find("in rank") == std::string::npos);
+  CHECK(message_of<c10::IndexError>(run).find("in rank") == std::string::npos);
 }
 
 TEST_CASE("torch::launch<kernel> runs the kernel named at compile time, its violations raised as IndexError") {

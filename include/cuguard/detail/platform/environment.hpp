@@ -31,6 +31,8 @@
 //                                  pools and its blocks regions of them, for compute-sanitizer
 //                                  (cuguard::torch on a CUDA build of Torch 2.2 or later; read at
 //                                  the first segment)
+//   RANK, WORLD_SIZE               torch.distributed's launchers' (torchrun): a report that
+//                                  cuguard::torch raises names the rank ("in rank 1 of 2")
 //
 // Compile-time settings are macros, read by config.hpp alone.
 #pragma once
@@ -45,7 +47,8 @@ namespace platform {
 
 /// The environment variables of the table above.
 enum class setting { launch_blocking, emulation_threads, emulation_schedule, emulation_stack_kb, emulation_leakcheck,
-                     emulation_api_errors, emulation_initcheck, emulation_error_exitcode, nvtx_pools };
+                     emulation_api_errors, emulation_initcheck, emulation_error_exitcode, nvtx_pools, job_rank,
+                     job_world_size };
 
 /// The name of the environment variable of `s` (for messages about its value too).
 constexpr const char* name_of(setting s) noexcept {
@@ -59,6 +62,8 @@ constexpr const char* name_of(setting s) noexcept {
     case setting::emulation_initcheck: return "CUGUARD_EMULATION_INITCHECK";
     case setting::emulation_error_exitcode: return "CUGUARD_EMULATION_ERROR_EXITCODE";
     case setting::nvtx_pools: return "CUGUARD_NVTX_POOLS";
+    case setting::job_rank: return "RANK";
+    case setting::job_world_size: return "WORLD_SIZE";
   }
   return "";
 }
