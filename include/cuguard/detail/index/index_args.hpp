@@ -194,9 +194,10 @@ CUGUARD_HOST_DEVICE constexpr bool strides_grow_in_order(const Index (&ext)[Rank
 /// and the last of each), above it only the order by stride.
 template <std::size_t Rank, class Index>
 CUGUARD_HOST_DEVICE constexpr bool strides_have_order(const Index (&ext)[Rank], const Index (&str)[Rank]) noexcept {
+  const bool sorted = strides_grow_in_order(ext, str);
   bool empty = false;
   for (std::size_t r = 0; r < Rank; ++r) empty |= ext[r] == 0;
-  if (!empty || strides_grow_in_order(ext, str)) return strides_grow_in_order(ext, str);
+  if (sorted || !empty) return sorted;
   if constexpr (Rank <= 8) {
     // ends[set]: bit d set where some allowed order of the dimensions in `set` ends with d.
     std::uint16_t ends[std::size_t{1} << Rank] = {};

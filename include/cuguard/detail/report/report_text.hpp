@@ -243,12 +243,13 @@ inline void append_invalid_argument(text& out, const violation& v) {
     append_strides(out, v);
     if (v.dim >= 0)
       out << ": dim " << v.dim << " stride " << v.value << " is not > 0, as layout_stride needs";
-    else if (v.figure == shape_figure::largest_offset && static_cast<std::uint64_t>(v.value) >= shape_cap)
-      out << ": largest offset " << shape_cap << " or more: layout_stride's required span size exceeds the index type's "
-          << "maximum " << v.limit;
-    else if (v.figure == shape_figure::largest_offset)
-      out << ": largest offset " << v.value << " + 1 (layout_stride's required span size) exceeds the index type's maximum "
-          << v.limit;
+    else if (v.figure == shape_figure::largest_offset) {
+      out << ": largest offset ";
+      append_shape_figure(out, v.value); // held at 2^63: "... or more"
+      out << (static_cast<std::uint64_t>(v.value) >= shape_cap ? ": layout_stride's required span size"
+                                                               : " + 1 (layout_stride's required span size)")
+          << " exceeds the index type's maximum " << v.limit;
+    }
     else
       out << ": no order of its dimensions has each stride at least the one before times its extent, as a unique "
              "layout_stride needs";
@@ -333,10 +334,7 @@ inline void append_details(text& out, const violation& v) {
   } else {
     out << "\n  at " << v.file;
     if (v.line != 0) out << ':' << v.line;
-    if (v.function[0] != '\0') {
-      out << " in ";
-      append_code_name(out, v.function);
-    }
+    append_function(out, v.function);
   }
   if (!v.on_device) return;
   out << "\n  block ";

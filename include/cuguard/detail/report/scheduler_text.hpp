@@ -49,10 +49,7 @@ inline void append_illegal_address(text& out, const violation& v) {
   out << "illegal address: thread ";
   append_dim3(out, v.thread);
   out << numbers;
-  if (v.function[0] != '\0') {
-    out << " in ";
-    append_code_name(out, v.function);
-  }
+  append_function(out, v.function);
   std::snprintf(numbers, sizeof numbers, ", pc 0x%llx", static_cast<unsigned long long>(v.limit));
   out << numbers << " (a wild or stale pointer: on a GPU, an illegal memory access";
   // (the line is found from the pc where the module has line tables and binutils' addr2line is there)

@@ -81,13 +81,17 @@ inline void append_code_name(text& out, const char* name) {
   }
 }
 
+/// " in <function>" (append_code_name), or nothing where the function is not known.
+inline void append_function(text& out, const char* function) {
+  if (function[0] == '\0') return;
+  out << " in ";
+  append_code_name(out, function);
+}
+
 inline void append_site(text& out, const char* prefix, const site_record& s) {
   out << prefix << s.file;
   if (s.line != 0) out << ':' << s.line;
-  if (s.function[0] != '\0') {
-    out << " in ";
-    append_code_name(out, s.function);
-  }
+  append_function(out, s.function);
 }
 
 inline void append_dim3(text& out, const unsigned (&v)[3]) {

@@ -46,7 +46,7 @@ inline std::uint32_t next_generation(std::uint32_t slot) noexcept {
 /// loop: bench/static/user_kernels.py.)
 ///
 /// Two forms of the same instructions, which the compiler moves out of loops in different
-/// kernels (tests/static/budgets.json holds both): `slot_address` forms the slot's address in
+/// kernels (tests/static/budgets.json holds both): `SlotAddressInAsm` forms the slot's address in
 /// the asm, from operands known at the kernel's start (the table, the slot, the generation):
 /// views' checks leave more loops this way (hot path checks on / off, geometric mean over
 /// tests/static's 22 kernels, 1.654x -> 1.593x, and index_select<4> 36 -> 28 registers);
