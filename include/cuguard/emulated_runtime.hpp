@@ -229,8 +229,8 @@ inline cudaError_t cudaDeviceGetAttribute(int* value, enum cudaDeviceAttr attr, 
 /// handles stay as they are.
 inline cudaError_t cudaDeviceReset(void) {
   if (CUGUARD_IMPL_ER::leakcheck_on()) {
-    ::cuguard::detail::text when = "cudaDeviceReset in ";
-    when << CUGUARD_IMPL_ER::call_site("cudaDeviceReset").function_name();
+    ::cuguard::detail::text when = "cudaDeviceReset";
+    ::cuguard::detail::append_function(when, CUGUARD_IMPL_ER::call_site("cudaDeviceReset").function_name());
     (void)CUGUARD_IMPL_ER::list_leaks(when.c_str());
   }
   ::cuguard::detail::backend::trapped_context.store(false, std::memory_order_release);

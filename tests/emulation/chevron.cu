@@ -189,3 +189,23 @@ TEST_CASE("a <<<>>> launch of renamed pointers names each argument by its parame
   CHECK(c.report.index[0] == 4);
   CHECK(c.report.extent[0] == 4);
 }
+
+// A runtime call's caller, for the lines that name one ("allocated at cudaMalloc in main"): a call
+// that ends its function (to a [[noreturn]] function, or the cold end a compiler moved last)
+// returns past the function's end, and is looked up in its call. (The stand-in for the runtime's
+// function is named as the runtime's are: call_site passes over them.)
+[[noreturn]] __attribute__((noinline)) void cudaStandInThrowingItsCaller() {
+  throw std::string(cuguard::detail::emulated_runtime::call_site("cudaMalloc").function_name());
+}
+__attribute__((noinline)) void runtime_call_at_the_end() { cudaStandInThrowingItsCaller(); }
+__attribute__((noinline)) void function_after_it() { throw std::string("never"); }
+
+TEST_CASE("a runtime call's caller is named where the call ends its function") {
+  std::string caller;
+  try {
+    runtime_call_at_the_end();
+  } catch (const std::string& name) {
+    caller = name;
+  }
+  CHECK(caller == "runtime_call_at_the_end");
+}

@@ -102,15 +102,19 @@ inline cudaError_t lost_error() { return backend::lost_context_error(); }
 /// Where a tracked allocation was made or released: the call, and the nearest function on the
 /// stack that is neither the runtime API nor cuguard's and has a name in the dynamic symbol table
 /// (cuguard::emulation links with -rdynamic; functions with internal linkage have none there,
-/// such as the toolkit's template overloads of cudaMalloc).
+/// such as the toolkit's template overloads of cudaMalloc). A frame's return address is looked up
+/// one byte back, in its call: a call that ends its function returns past the function's end
+/// (into the next function, or none). None (an empty name) where the walk reaches the C
+/// library's start of the program first: the caller's frame is gone (a call in tail position).
 inline cuda::std::source_location call_site(const char* call) {
   void* frames[16];
   const int depth = ::backtrace(frames, 16);
   const char* function = "";
   for (int i = 1; i < depth; ++i) {
     Dl_info info{};
-    if (::dladdr(frames[i], &info) == 0 || info.dli_sname == nullptr) continue;
+    if (::dladdr(static_cast<char*>(frames[i]) - 1, &info) == 0 || info.dli_sname == nullptr) continue;
     const text name = backend::readable_name(info.dli_sname);
+    if (name.starts_with("__libc_start") || std::strcmp(name.c_str(), "_start") == 0) break;
     if (name.starts_with("cuda") || name.starts_with("cuguard::")) continue;
     function = keep_label(name.c_str());
     break;
@@ -129,8 +133,9 @@ inline bool api_errors_on() {
 /// call to cudaMemcpy").
 inline cudaError_t returned(const char* call, cudaError_t e) {
   if (e != cudaSuccess && api_errors_on()) {
-    std::fprintf(stderr, "cuguard: %s in %s returned %s (%s)\n", call, call_site(call).function_name(),
-                 backend::error_name(e), backend::error_string(e));
+    text line = call;
+    append_function(line, call_site(call).function_name());
+    std::fprintf(stderr, "cuguard: %s returned %s (%s)\n", line.c_str(), backend::error_name(e), backend::error_string(e));
     count_error();
   }
   return e;
@@ -143,7 +148,9 @@ inline cudaError_t returned(const char* call, cudaError_t e) {
 inline void synchronizing(const char* call) {
   if (!report_recorded()) return;
   text when = "found at ";
-  when << call << " in " << call_site(call).function_name() << ", the first synchronizing call after the kernel";
+  when << call;
+  append_function(when, call_site(call).function_name());
+  when << ", the first synchronizing call after the kernel";
   print_unread_report(when.c_str());
 }
 
@@ -202,7 +209,7 @@ inline cudaError_t free_block(void* p, bool host, const char* call) {
 #if CUGUARD_IMPL_INITCHECK
   if (block.space == memory_space::device && initcheck_on()) {
     text when = call;
-    when << " in " << call_site(call).function_name();
+    append_function(when, call_site(call).function_name());
     drop_shadow(p, when.c_str());
   }
 #endif
