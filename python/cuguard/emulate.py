@@ -21,7 +21,12 @@ names the user's file, so reports and compiler errors point at it), in which
   file holds a launch or an ``extern __shared__`` array, its translation (written beside the
   output, as the source's is, its own includes likewise);
 * ``__restrict__`` after a ``cuguard::ptr<T>`` (a ``T* __restrict__`` parameter renamed) is
-  dropped: the qualifier cannot apply to a class (nvcc builds spell it ``CUGUARD_RESTRICT``).
+  dropped: the qualifier cannot apply to a class (nvcc builds spell it ``CUGUARD_RESTRICT``);
+* with ``torch=True``, the tests of a tensor's device take the emulated device's meaning, the CPU
+  (what ``cuguard::torch::on_device`` does): ``x.is_cuda()`` (of a tensor or a device) is
+  ``x.is_cpu()``, ``x.type().is_cuda()`` is ``x.is_cpu()``, ``kCUDA`` is ``kCPU`` and
+  ``DeviceType::CUDA`` is ``DeviceType::CPU``. translate_host gives the same for an extension's
+  C++ sources and the headers they include beside them.
 
 Comments, string and character literals are left alone. Run as a script:
 ``python emulate.py [--torch] SOURCE.cu OUTPUT.cpp`` (what cuguard_emulate does in CMake).
@@ -31,7 +36,7 @@ import os
 import re
 import sys
 
-__all__ = ["translate", "translate_file"]
+__all__ = ["translate", "translate_file", "translate_host_file"]
 
 
 def _mask(text):
@@ -551,12 +556,35 @@ def _restricted_pointers(masked):
 _INCLUDE = re.compile(r'^([ \t]*#[ \t]*include[ \t]*)"([^"\n]+)"', re.M)
 
 
-def _needs_translation(text):
+# A test of a tensor's (or a device's) type, in an extension's sources: `x.type().is_cuda()` first
+# (DeprecatedTypeProperties has no is_cpu()), then `.is_cuda()`, `kCUDA` and `DeviceType::CUDA`.
+_DEVICE_TEST = re.compile(r"(\.|->)\s*type\s*\(\s*\)\s*\.\s*is_cuda\s*\(\s*\)|(?<=\.|>)\s*is_cuda\s*\(\s*\)"
+                          r"|\bkCUDA\b|\bDeviceType\s*::\s*CUDA\b")
+
+
+def _device_tests(masked):
+    """Edits giving each test of a tensor's device under emulation its meaning there: the CPU."""
+    edits = []
+    for m in _DEVICE_TEST.finditer(masked):
+        found = m.group(0)
+        if m.group(1):
+            new = m.group(1) + "is_cpu()"
+        elif "is_cuda" in found:
+            new = found[:len(found) - len(found.lstrip())] + "is_cpu()"
+        elif "kCUDA" in found:
+            new = "kCPU"
+        else:
+            new = "DeviceType::CPU"
+        edits.append((m.start(), m.end(), new))
+    return edits
+
+
+def _needs_translation(text, torch=False):
     """True if a header holds what only the translation makes C++: a launch, an extern __shared__
-    array, or a kernel (registered for cudaLaunchKernel)."""
+    array, or a kernel (registered for cudaLaunchKernel); with `torch`, a test of a tensor's device."""
     masked = _mask(text)
     return "<<<" in masked or _EXTERN_SHARED.search(masked) is not None or _LAUNCH_CALL.search(masked) is not None \
-        or _GLOBAL.search(masked) is not None
+        or _GLOBAL.search(masked) is not None or (torch and _DEVICE_TEST.search(masked) is not None)
 
 
 def _includes(text, path, out_dir, headers, torch=False):
@@ -577,7 +605,7 @@ def _includes(text, path, out_dir, headers, torch=False):
         if out_dir is not None:
             with open(beside, encoding="utf-8") as f:
                 content = f.read()
-            if _needs_translation(content):
+            if _needs_translation(content, torch):
                 digest = hashlib.sha1(beside.encode("utf-8")).hexdigest()[:8]
                 target = os.path.join(out_dir, f"{os.path.basename(beside)}.{digest}.h")
                 _write_if_changed(target, translate(content, beside, torch, out_dir, headers, header=True))
@@ -592,7 +620,8 @@ def translate(text, path, torch=False, out_dir=None, headers=None, header=False)
     headers = [] if headers is None else headers
     masked = _mask(text)
     edits = sorted(_launches(text, masked, path, torch) + _argument_launches(text, masked, path, torch) + _registrations(text, masked, torch) + _device_arch(masked) + _asm_statements(text, masked) + _shared_alignas(masked) + _extern_shared(text, masked) + _shared_variables(text, masked)
-                   + _includes(text, path, out_dir, headers, torch) + _restricted_pointers(masked))
+                   + _includes(text, path, out_dir, headers, torch) + _restricted_pointers(masked)
+                   + (_device_tests(masked) if torch else []))
     pieces, at = [], 0
     for begin, end, new in edits:
         if begin < at:
@@ -753,6 +782,53 @@ def translate_file(source, output, torch=False):
     _write_if_changed(output, text)
     escape = lambda p: p.replace("\\", "/").replace(" ", "\\ ")  # noqa: E731
     _write_if_changed(output + ".d", f"{escape(output)}: {' '.join(escape(p) for p in [os.path.abspath(source)] + headers)}\n")
+
+
+def _host_needs_translation(path, seen):
+    """True if the C++ file at `path`, or a header it includes beside it (quoted), tests a tensor's
+    device (translate_host's rewrites apply)."""
+    path = os.path.abspath(path)
+    if path in seen or not os.path.exists(path):
+        return False
+    seen.add(path)
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    masked = _mask(text)
+    if _DEVICE_TEST.search(masked):
+        return True
+    here = os.path.dirname(path)
+    return any(_host_needs_translation(os.path.join(here, m.group(2)), seen)
+               for m in _INCLUDE.finditer(text) if not os.path.isabs(m.group(2)))
+
+
+def translate_host(text, path, out_dir=None, headers=None):
+    """An extension's C++ source (its bindings) for an emulated build: its tests of a tensor's
+    device with the CPU's meaning (see the module's doc), and its quoted includes named by their
+    paths (translated in `out_dir` where they need it)."""
+    headers = [] if headers is None else headers
+    masked = _mask(text)
+    edits = sorted(_device_tests(masked) + _includes(text, path, out_dir, headers, True))
+    pieces, at = [], 0
+    for begin, end, new in edits:
+        pieces += [text[at:begin], new]
+        at = end
+    pieces.append(text[at:])
+    where = os.path.abspath(path).replace("\\", "/").replace('"', '\\"')
+    return f"// generated by cuguard from {where}: its tests of a tensor's device for emulation\n" \
+           f"#line 1 \"{where}\"\n" + "".join(pieces)
+
+
+def translate_host_file(source, output):
+    """Writes translate_host() of `source` to `output` (and the headers it includes that need it
+    beside it) and returns True, where `source` or such a header tests a tensor's device; else
+    writes nothing and returns False (the source builds as it is)."""
+    if not _host_needs_translation(source, set()):
+        return False
+    headers = []
+    with open(source, encoding="utf-8") as f:
+        text = translate_host(f.read(), source, os.path.dirname(os.path.abspath(output)), headers)
+    _write_if_changed(output, text)
+    return True
 
 
 def main(argv):

@@ -26,7 +26,7 @@ import types
 import torch as _torch
 
 from . import cuda_home, get_include
-from .emulate import translate_file
+from .emulate import translate_file, translate_host_file
 
 # (Quietly: without a CUDA build of Torch the import prints that no CUDA runtime was found.)
 with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
@@ -209,18 +209,22 @@ def _wrap_functions(module, storages):
 
 
 def _translated(sources, folder):
-    """The sources with each .cu replaced by its translation for the host compiler (in `folder`)."""
+    """The sources with each .cu replaced by its translation for the host compiler (in `folder`),
+    and each C++ source that tests a tensor's device (`x.is_cuda()`, its headers' too) by its copy
+    where that test has the emulated device's meaning (emulate.translate_host)."""
     out = []
     for src in sources:
         src = os.fspath(src)
-        if not src.endswith(".cu"):
-            out.append(src)
-            continue
         path = os.path.abspath(src)
         digest = hashlib.sha1(path.encode()).hexdigest()[:8]  # one copy per file, even of one name
         target = os.path.join(folder, f"{os.path.basename(src)}.{digest}.cpp")
-        translate_file(path, target, torch=True)
-        out.append(target)
+        if src.endswith(".cu"):
+            translate_file(path, target, torch=True)
+            out.append(target)
+        elif src.endswith((".cpp", ".cc", ".cxx", ".c++", ".C")) and translate_host_file(path, target):
+            out.append(target)
+        else:
+            out.append(src)
     return out
 
 

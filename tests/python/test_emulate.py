@@ -246,3 +246,35 @@ def test_libcudacxx_host_atomics_notifies_and_memcpy_async_are_marked_in_the_sha
     assert marked[9] == "{"  # not __atomic_force_align_host, which makes no access
     assert "{ CUGUARD_IMPL_HOST_NOTIFY();" in (tmp_path / "out/cuda/std/__atomic/wait/notify_wait.h").read_text()
     assert not (tmp_path / "out/cuda/__memcpy_async/memcpy_async.h").exists()  # (a header the toolkit lacks)
+
+
+def test_tests_of_a_tensors_device_mean_the_cpu_in_torch_builds():
+    text = ('TORCH_CHECK(x.is_cuda(), "x must be a CUDA tensor: is_cuda()");\n'
+            "if (p->is_cuda() && y.device().is_cuda()) {}\n"
+            "AT_ASSERTM(x.type().is_cuda(), \"x\"); bool d = x . type ( ) . is_cuda ( );\n"
+            "auto o = x.options().device(torch::kCUDA); bool c = x.device().type() == c10::DeviceType::CUDA;\n"
+            "// x.is_cuda() kCUDA\nbool is_cuda(); int kCUDAx;\n")
+    lines = body(text, torch=True).split("\n")
+    assert lines[0] == 'TORCH_CHECK(x.is_cpu(), "x must be a CUDA tensor: is_cuda()");'
+    assert lines[1] == "if (p->is_cpu() && y.device().is_cpu()) {}"
+    assert lines[2] == 'AT_ASSERTM(x.is_cpu(), "x"); bool d = x .is_cpu();'
+    assert lines[3] == "auto o = x.options().device(torch::kCPU); bool c = x.device().type() == c10::DeviceType::CPU;"
+    assert lines[4:6] == ["// x.is_cuda() kCUDA", "bool is_cuda(); int kCUDAx;"]
+    # Only where the build is an extension's (torch), whose tensors are the emulated device's.
+    assert "x.is_cuda()" in body(text)
+
+
+def test_an_extensions_cpp_source_is_translated_where_it_or_its_header_tests_a_device(tmp_path):
+    (tmp_path / "utils.h").write_text('#define CHECK_CUDA(x) TORCH_CHECK(x.is_cuda(), #x " must be CUDA")\n')
+    (tmp_path / "plain.h").write_text("int f();\n")
+    (tmp_path / "bind.cpp").write_text('#include "utils.h"\nvoid g(at::Tensor x) { CHECK_CUDA(x); }\n')
+    (tmp_path / "other.cpp").write_text('#include "plain.h"\nint h() { return f(); }\n')
+    out = tmp_path / "out"
+    assert not emulate.translate_host_file(str(tmp_path / "other.cpp"), str(out / "other.cpp"))
+    assert not (out / "other.cpp").exists()
+    assert emulate.translate_host_file(str(tmp_path / "bind.cpp"), str(out / "bind.cpp"))
+    copy = (out / "bind.cpp").read_text()
+    assert f'#line 1 "{tmp_path / "bind.cpp"}"' in copy and "void g(at::Tensor x) { CHECK_CUDA(x); }" in copy
+    header = [p for p in out.iterdir() if p.name.startswith("utils.h.")]
+    assert len(header) == 1 and f'#include "{header[0]}"' in copy
+    assert "TORCH_CHECK(x.is_cpu()" in header[0].read_text()

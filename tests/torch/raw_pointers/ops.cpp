@@ -1,15 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-// The bindings of ops.cu, as extensions write them (a CHECK_CUDA of their own, here
-// cuguard::torch::on_device, which is is_cuda() on a GPU build and accepts CPU tensors under
-// emulation).
+// The bindings of ops.cu, as extensions write them (a CHECK_CUDA of their own, x.is_cuda(); an
+// emulated build's copy of this file reads it as x.is_cpu(), cuguard/emulate.py's translate_host).
+// No cuguard header: the file is the extension's, unchanged.
 #include <torch/extension.h>
-#include <cuguard/torch.hpp>
 
 torch::Tensor fps(torch::Tensor src, torch::Tensor ptr, int64_t per_batch, int64_t planted);
 torch::Tensor gather_rows(torch::Tensor src, torch::Tensor index, int64_t planted);
 torch::Tensor twice(torch::Tensor x, int64_t planted);
 
-#define CHECK_CUDA(x) TORCH_CHECK(cuguard::torch::on_device(x), #x " must be a CUDA tensor")
+#define CHECK_CUDA(x) TORCH_CHECK(x.is_cuda(), #x " must be a CUDA tensor")
 
 torch::Tensor fps_op(torch::Tensor src, torch::Tensor ptr, int64_t per_batch, int64_t planted) {
   CHECK_CUDA(src);
