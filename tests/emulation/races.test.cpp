@@ -48,6 +48,21 @@ __global__ void same_element(cuguard::checked_view<int, 1> out) {
 }
 
 // A histogram in shared memory, counted with atomics: atomics race with nothing.
+// Thread 0 reads an element, then (no barrier between) stores to it, as a loop whose next pass
+// stores what the last one read (farthest point sampling's reduction); thread 32 reads it then.
+inline int store_line = 0;
+__global__ void read_then_store(cuguard::checked_view<int, 1> out) {
+  __shared__ int cell[1];
+  if (threadIdx.x == 0) cell[0] = 0;
+  __syncthreads();
+  const auto c = cuguard::make_view(cell, {1}, "cell");
+  if (threadIdx.x == 0) {
+    out(0) = c(0);
+    store_line = __LINE__; c(0) = 7;
+  }
+  if (threadIdx.x == 32) out(1) = c(0);
+}
+
 __global__ void histogram(cuguard::checked_view<const int, 1> values, cuguard::checked_view<int, 1> counts) {
   __shared__ int storage[8];
   const auto bins = cuguard::make_view(storage, {8}, "bins");
@@ -310,6 +325,18 @@ TEST_CASE("two threads storing to one shared element is a shared_race (write aft
   CHECK(c.report.thread[0] == 1); // forward: thread 1 stores after thread 0
   CHECK(c.report.other_thread[0] == 0);
   CHECK(c.what.find("thread (1,0,0) writes 'cell' int32[4] at (1), which thread (0,0,0) wrote at ") != std::string::npos);
+}
+
+TEST_CASE("a race names the store of a thread that read the element first, not its read") {
+  cuguard::device_buffer<int> out(2, "out");
+  device_test_support::under_schedule("forward", [&] { cuguard::launch(race_tests::read_then_store, 1, 64, out.view()); });
+  const cuguard_test::caught c = device_test_support::checked();
+  REQUIRE(c.thrown);
+  CHECK(c.report.kind == cuguard::violation_kind::shared_race);
+  CHECK(c.report.thread[0] == 32);
+  CHECK(c.report.other_thread[0] == 0);
+  CHECK(c.report.other_site.line == static_cast<unsigned>(race_tests::store_line));
+  CHECK(c.what.find("which thread (0,0,0) wrote at ") != std::string::npos);
 }
 
 TEST_CASE("shared memory used correctly reports no race: atomics, __syncwarp(), 2-D tiles, more blocks") {

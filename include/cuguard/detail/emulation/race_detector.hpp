@@ -205,7 +205,15 @@ class race_detector {
     const std::size_t i = cells_.find(addr);
     if (i == race_cells::npos) return false;
     race_cell& c = cells_[i];
-    if (c.stamp == stamp_) return true; // this thread touched it in this sync state already
+    if (c.stamp == stamp_) { // this thread touched it in this sync state already
+      // (an access is seen before it is made: a change seen now was made by its last access)
+      if (!c.store_seen && element_changed(c.before, reinterpret_cast<const void*>(c.addr), c.bytes)) {
+        c.store_seen = true;
+        c.site = c.last_site;
+      }
+      c.last_site = site;
+      return true;
+    }
     if (c.epoch == epoch_ || c.bytes > sizeof c.before) return false;
     first_access(c, i, site);
     return true;
@@ -217,6 +225,8 @@ class race_detector {
     c.epoch = epoch_;
     c.stamp = stamp_;
     c.site = site;
+    c.last_site = site;
+    c.store_seen = false;
     c.atomic = false;
     copy_element(c.before, reinterpret_cast<const void*>(c.addr), c.bytes);
     if (c.written_launch != launch_) touched_.push_back(touched{c.addr, i}); // a store may need the fill
@@ -267,7 +277,7 @@ class race_detector {
     if (element_changed(c.before, reinterpret_cast<const void*>(c.addr), c.bytes)) {
       c.writer = owner;
       c.writer_sync = sync;
-      c.writer_site = c.site;
+      c.writer_site = c.store_seen ? c.site : c.last_site; // (a change not seen yet: its last access)
       stored(c);
     } else {
       readers_.push_back(reader{owner, sync, c.site, -1});
