@@ -579,12 +579,12 @@ def _device_tests(masked):
     return edits
 
 
-def _needs_translation(text, torch=False):
+def _needs_translation(text):
     """True if a header holds what only the translation makes C++: a launch, an extern __shared__
-    array, or a kernel (registered for cudaLaunchKernel); with `torch`, a test of a tensor's device."""
+    array, or a kernel (registered for cudaLaunchKernel)."""
     masked = _mask(text)
     return "<<<" in masked or _EXTERN_SHARED.search(masked) is not None or _LAUNCH_CALL.search(masked) is not None \
-        or _GLOBAL.search(masked) is not None or (torch and _DEVICE_TEST.search(masked) is not None)
+        or _GLOBAL.search(masked) is not None
 
 
 def _includes(text, path, out_dir, headers, torch=False):
@@ -605,7 +605,7 @@ def _includes(text, path, out_dir, headers, torch=False):
         if out_dir is not None:
             with open(beside, encoding="utf-8") as f:
                 content = f.read()
-            if _needs_translation(content, torch):
+            if _needs_translation(content) or (torch and _host_needs_translation(beside, set())):
                 digest = hashlib.sha1(beside.encode("utf-8")).hexdigest()[:8]
                 target = os.path.join(out_dir, f"{os.path.basename(beside)}.{digest}.h")
                 _write_if_changed(target, translate(content, beside, torch, out_dir, headers, header=True))
@@ -791,8 +791,8 @@ def translate_file(source, output, torch=False):
 
 
 def _host_needs_translation(path, seen):
-    """True if the C++ file at `path`, or a header it includes beside it (quoted), tests a tensor's
-    device (translate_host's rewrites apply)."""
+    """True if the C++ file at `path`, or a header it includes beside it (quoted, at any depth),
+    tests a tensor's device (translate_host's rewrites apply)."""
     path = os.path.abspath(path)
     if path in seen or not os.path.exists(path):
         return False

@@ -265,7 +265,8 @@ def test_tests_of_a_tensors_device_mean_the_cpu_in_torch_builds():
 
 
 def test_an_extensions_cpp_source_is_translated_where_it_or_its_header_tests_a_device(tmp_path):
-    (tmp_path / "utils.h").write_text('#define CHECK_CUDA(x) TORCH_CHECK(x.is_cuda(), #x " must be CUDA")\n')
+    (tmp_path / "utils.h").write_text('#include "checks.h"\n')
+    (tmp_path / "checks.h").write_text('#define CHECK_CUDA(x) TORCH_CHECK(x.is_cuda(), #x " must be CUDA")\n')
     (tmp_path / "plain.h").write_text("int f();\n")
     (tmp_path / "bind.cpp").write_text('#include "utils.h"\nvoid g(at::Tensor x) { CHECK_CUDA(x); }\n')
     (tmp_path / "other.cpp").write_text('#include "plain.h"\nint h() { return f(); }\n')
@@ -275,6 +276,9 @@ def test_an_extensions_cpp_source_is_translated_where_it_or_its_header_tests_a_d
     assert emulate.translate_host_file(str(tmp_path / "bind.cpp"), str(out / "bind.cpp"))
     copy = (out / "bind.cpp").read_text()
     assert f'#line 1 "{tmp_path / "bind.cpp"}"' in copy and "void g(at::Tensor x) { CHECK_CUDA(x); }" in copy
+    # (the header that tests a device is two includes down: both are copied)
     header = [p for p in out.iterdir() if p.name.startswith("utils.h.")]
     assert len(header) == 1 and f'#include "{header[0]}"' in copy
-    assert "TORCH_CHECK(x.is_cpu()" in header[0].read_text()
+    checks = [p for p in out.iterdir() if p.name.startswith("checks.h.")]
+    assert len(checks) == 1 and f'#include "{checks[0]}"' in header[0].read_text()
+    assert "TORCH_CHECK(x.is_cpu()" in checks[0].read_text()
