@@ -46,14 +46,17 @@ CUGUARD_HOST_DEVICE T& scratch() noexcept {
 #endif
 
 /// The allocation behind a use_after_free record, from the token it recorded (slot, generation).
-/// A pointer access's allocation likewise, where its bounds are a tracked allocation's.
-inline void describe_stale_allocation(violation& v) {
+/// A pointer access's allocation likewise, where its bounds are a tracked allocation's, or the
+/// memory that holds the first byte of its bounds (`data`), where the runtime knows it untracked.
+inline void describe_stale_allocation(violation& v, std::uint64_t data) {
   if (v.alloc_label[0] != '\0') return;
   const lifetime_token t{v.slot, v.generation};
   if (v.kind == violation_kind::use_after_free) {
     if (!describe_allocation(t, v)) copy_text(v.alloc_label, "(slot reused since)");
   } else if (v.op == operation::pointer_access && t.slot != 0) {
     (void)describe_allocation(t, v);
+  } else if (v.op == operation::pointer_access && data != 0) {
+    (void)describe_memory(static_cast<std::uintptr_t>(data), v);
   }
 }
 
@@ -76,7 +79,7 @@ template <class Fill>
   p.function = address_of(where.function_name());
   v.line = static_cast<unsigned>(where.line());
   finish_here(v, p);
-  describe_stale_allocation(v);
+  describe_stale_allocation(v, p.data);
   v.count = 1;
   raise_host(v);
 }

@@ -39,6 +39,11 @@ class host_hooks {
   /// Fills the allocation fields of `v` (label, allocation and release sites, bytes) for the
   /// allocation of `t`: live, or released and not reused since. False if it is not known.
   virtual bool describe(const lifetime_token& t, violation& v) const { return next_ != nullptr && next_->describe(t, v); }
+  /// Fills the allocation fields of `v` (label: what the memory is, bytes; no sites) for the
+  /// untracked memory that holds `address` (a tensor's storage under emulation). False if none.
+  virtual bool describe_memory(std::uintptr_t address, violation& v) const {
+    return next_ != nullptr && next_->describe_memory(address, v);
+  }
   /// Told of every release of a tracked allocation: `slot` has `generation` now, in the order of
   /// `stream` (a cudaStream_t; null: the default stream).
   virtual void released(std::uint32_t slot, std::uint32_t generation, void* stream) const {
@@ -81,6 +86,11 @@ inline allocation_span locate_allocation(const void* p, std::size_t bytes) {
 inline bool describe_allocation(const lifetime_token& t, violation& v) {
   const host_hooks* h = first_host_hooks();
   return h != nullptr && h->describe(t, v);
+}
+
+inline bool describe_memory(std::uintptr_t address, violation& v) {
+  const host_hooks* h = first_host_hooks();
+  return h != nullptr && h->describe_memory(address, v);
 }
 
 inline void allocation_released(std::uint32_t slot, std::uint32_t generation, void* stream) {

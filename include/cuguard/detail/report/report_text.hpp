@@ -325,6 +325,8 @@ inline void append_details(text& out, const violation& v) {
   if (v.kind == violation_kind::use_after_free && v.op != operation::raw_access) {
     append_site(out, "\n  allocated at ", v.alloc_site);
     append_site(out, "\n  released at ", v.free_site);
+  } else if (v.op == operation::pointer_access && v.alloc_label[0] != '\0' && v.alloc_site.file[0] == '\0') {
+    out << "\n  the pointer is into " << v.alloc_label << " (" << v.alloc_bytes << " bytes)"; // (describe_memory's)
   } else if (v.op == operation::pointer_access && v.alloc_label[0] != '\0') {
     out << "\n  the pointer is into allocation '" << v.alloc_label << "' (" << v.alloc_bytes << " bytes)";
     append_site(out, " allocated at ", v.alloc_site);

@@ -96,8 +96,9 @@ class live_memory {
     it->second.element_bytes = element_bytes;
   }
   std::uint64_t epoch() const { return epoch_.load(std::memory_order_acquire); }
-  /// The storage alive that holds `p` (or ends where `p` is): true, and its first byte and size.
-  bool holding(const void* p, std::uintptr_t& begin, std::size_t& bytes) {
+  /// The storage alive that holds `p` (or ends where `p` is): true, and its first byte and size
+  /// (and what it is, where `what` is given).
+  bool holding(const void* p, std::uintptr_t& begin, std::size_t& bytes, const char** what = nullptr) {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = ranges_.upper_bound(reinterpret_cast<std::uintptr_t>(p));
     if (it == ranges_.begin()) return false;
@@ -105,6 +106,7 @@ class live_memory {
     if (reinterpret_cast<std::uintptr_t>(p) - it->first > it->second.bytes || it->second.freed) return false;
     begin = it->first;
     bytes = it->second.bytes;
+    if (what != nullptr) *what = it->second.what;
     return true;
   }
 
@@ -240,6 +242,16 @@ class live_memory_hooks final : public host_hooks {
     found.space = memory_space::managed;
     found.device = 0;
     return found;
+  }
+  bool describe_memory(std::uintptr_t address, violation& v) const override {
+    std::uintptr_t begin = 0;
+    std::size_t size = 0;
+    const char* what = nullptr;
+    if (!live().holding(reinterpret_cast<const void*>(address), begin, size, &what) || what == nullptr)
+      return host_hooks::describe_memory(address, v);
+    copy_text(v.alloc_label, what);
+    v.alloc_bytes = static_cast<std::int64_t>(size);
+    return true;
   }
 };
 inline const bool live_memory_located = [] {
