@@ -26,7 +26,7 @@ names the user's file, so reports and compiler errors point at it), in which
   (what ``cuguard::torch::on_device`` does): ``x.is_cuda()`` (of a tensor or a device) is
   ``x.is_cpu()``, ``x.type().is_cuda()`` is ``x.is_cpu()``, ``kCUDA`` is ``kCPU`` and
   ``DeviceType::CUDA`` is ``DeviceType::CPU``. translate_host gives the same for an extension's
-  C++ sources and the headers they include beside them.
+  C++ sources and the headers they include (beside them, or in the build's include directories).
 
 Comments, string and character literals are left alone. Run as a script:
 ``python emulate.py [--torch] SOURCE.cu OUTPUT.cpp`` (what cuguard_emulate does in CMake).
@@ -587,28 +587,46 @@ def _needs_translation(text):
         or _GLOBAL.search(masked) is not None
 
 
-def _includes(text, path, out_dir, headers, torch=False):
+def _found(name, here, include_dirs):
+    """The file a quoted #include of `name` finds: beside the includer (in `here`), else in the
+    first of `include_dirs` that holds it; (path, True if beside), or (None, False)."""
+    if os.path.isabs(name):
+        return None, False
+    beside = os.path.abspath(os.path.join(here, name))
+    if os.path.exists(beside):
+        return beside, True
+    for d in include_dirs:
+        path = os.path.abspath(os.path.join(d, name))
+        if os.path.exists(path):
+            return path, False
+    return None, False
+
+
+def _includes(text, path, out_dir, headers, torch=False, include_dirs=()):
     """Edits naming each file a quoted #include finds beside `path` by its absolute path; where
-    that file holds a launch or an extern __shared__ array and `out_dir` is given, by the path of
-    its translation there (written as the source's is; nested headers too). `headers` collects
-    the files found (a build's dependencies)."""
+    that file, or one it finds in `include_dirs` (the build's own include directories), holds a
+    launch or an extern __shared__ array (with `torch`, or a test of a tensor's device) and
+    `out_dir` is given, by the path of its translation there (written as the source's is; nested
+    headers too). `headers` collects the files found (a build's dependencies)."""
     here = os.path.dirname(os.path.abspath(path))
     edits = []
     for m in _INCLUDE.finditer(text):
-        name = m.group(2)
-        beside = os.path.abspath(os.path.join(here, name))
-        if os.path.isabs(name) or not os.path.exists(beside):
+        found, beside = _found(m.group(2), here, include_dirs)
+        if found is None:
             continue
-        target = beside
-        if beside not in headers:
-            headers.append(beside)
+        target = found
+        if found not in headers:
+            headers.append(found)
         if out_dir is not None:
-            with open(beside, encoding="utf-8") as f:
+            with open(found, encoding="utf-8") as f:
                 content = f.read()
-            if _needs_translation(content) or (torch and _host_needs_translation(beside, set())):
-                digest = hashlib.sha1(beside.encode("utf-8")).hexdigest()[:8]
-                target = os.path.join(out_dir, f"{os.path.basename(beside)}.{digest}.h")
-                _write_if_changed(target, translate(content, beside, torch, out_dir, headers, header=True))
+            if _needs_translation(content) or (torch and _host_needs_translation(found, set(), include_dirs)):
+                digest = hashlib.sha1(found.encode("utf-8")).hexdigest()[:8]
+                target = os.path.join(out_dir, f"{os.path.basename(found)}.{digest}.h")
+                _write_if_changed(target, translate(content, found, torch, out_dir, headers, header=True,
+                                                    include_dirs=include_dirs))
+            elif not beside:
+                continue  # (found through the build's include directories, as the compiler finds it)
         edits.append((m.start(), m.end(), m.group(1) + '"' + target.replace("\\", "/") + '"'))
     return edits
 
@@ -625,14 +643,15 @@ def _edited(text, edits, path):
     return pieces
 
 
-def translate(text, path, torch=False, out_dir=None, headers=None, header=False):
+def translate(text, path, torch=False, out_dir=None, headers=None, header=False, include_dirs=()):
     """The build's copy of the CUDA source `text` read from `path` (see the module's doc). With
     `out_dir`, included headers that need it are translated there too (`headers` collects every
-    file included); `header`: the copy of such a header (no prelude: its includer's came first)."""
+    file included; quoted includes are looked for beside the file, then in `include_dirs`);
+    `header`: the copy of such a header (no prelude: its includer's came first)."""
     headers = [] if headers is None else headers
     masked = _mask(text)
     edits = sorted(_launches(text, masked, path, torch) + _argument_launches(text, masked, path, torch) + _registrations(text, masked, torch) + _device_arch(masked) + _asm_statements(text, masked) + _shared_alignas(masked) + _extern_shared(text, masked) + _shared_variables(text, masked)
-                   + _includes(text, path, out_dir, headers, torch) + _restricted_pointers(masked)
+                   + _includes(text, path, out_dir, headers, torch, include_dirs) + _restricted_pointers(masked)
                    + (_device_tests(masked) if torch else []))
     pieces = _edited(text, edits, path)
     where = os.path.abspath(path).replace("\\", "/").replace('"', '\\"')
@@ -779,20 +798,21 @@ def _write_if_changed(output, text):
         f.write(text)
 
 
-def translate_file(source, output, torch=False):
+def translate_file(source, output, torch=False, include_dirs=()):
     """Writes translate() of `source` to `output` (the headers it includes that need translating
     beside it), and `output`.d, the files it read, as a compiler's depfile."""
     headers = []
     with open(source, encoding="utf-8") as f:
-        text = translate(f.read(), source, torch, os.path.dirname(os.path.abspath(output)), headers)
+        text = translate(f.read(), source, torch, os.path.dirname(os.path.abspath(output)), headers,
+                         include_dirs=include_dirs)
     _write_if_changed(output, text)
     escape = lambda p: p.replace("\\", "/").replace(" ", "\\ ")  # noqa: E731
     _write_if_changed(output + ".d", f"{escape(output)}: {' '.join(escape(p) for p in [os.path.abspath(source)] + headers)}\n")
 
 
-def _host_needs_translation(path, seen):
-    """True if the C++ file at `path`, or a header it includes beside it (quoted, at any depth),
-    tests a tensor's device (translate_host's rewrites apply)."""
+def _host_needs_translation(path, seen, include_dirs=()):
+    """True if the C++ file at `path`, or a header it includes (quoted, beside it or in
+    `include_dirs`, at any depth), tests a tensor's device (translate_host's rewrites apply)."""
     path = os.path.abspath(path)
     if path in seen or not os.path.exists(path):
         return False
@@ -803,31 +823,31 @@ def _host_needs_translation(path, seen):
     if _DEVICE_TEST.search(masked):
         return True
     here = os.path.dirname(path)
-    return any(_host_needs_translation(os.path.join(here, m.group(2)), seen)
-               for m in _INCLUDE.finditer(text) if not os.path.isabs(m.group(2)))
+    found = (_found(m.group(2), here, include_dirs)[0] for m in _INCLUDE.finditer(text))
+    return any(f is not None and _host_needs_translation(f, seen, include_dirs) for f in found)
 
 
-def translate_host(text, path, out_dir=None, headers=None):
+def translate_host(text, path, out_dir=None, headers=None, include_dirs=()):
     """An extension's C++ source (its bindings) for an emulated build: its tests of a tensor's
     device with the CPU's meaning (see the module's doc), and its quoted includes named by their
     paths (translated in `out_dir` where they need it)."""
     headers = [] if headers is None else headers
     masked = _mask(text)
-    pieces = _edited(text, sorted(_device_tests(masked) + _includes(text, path, out_dir, headers, True)), path)
+    pieces = _edited(text, sorted(_device_tests(masked) + _includes(text, path, out_dir, headers, True, include_dirs)), path)
     where = os.path.abspath(path).replace("\\", "/").replace('"', '\\"')
     return f"// generated by cuguard from {where}: its tests of a tensor's device for emulation\n" \
            f"#line 1 \"{where}\"\n" + "".join(pieces)
 
 
-def translate_host_file(source, output):
+def translate_host_file(source, output, include_dirs=()):
     """Writes translate_host() of `source` to `output` (and the headers it includes that need it
-    beside it) and returns True, where `source` or such a header tests a tensor's device; else
-    writes nothing and returns False (the source builds as it is)."""
-    if not _host_needs_translation(source, set()):
+    beside it) and returns True, where `source` or such a header (beside it or in `include_dirs`)
+    tests a tensor's device; else writes nothing and returns False (the source builds as it is)."""
+    if not _host_needs_translation(source, set(), include_dirs):
         return False
     headers = []
     with open(source, encoding="utf-8") as f:
-        text = translate_host(f.read(), source, os.path.dirname(os.path.abspath(output)), headers)
+        text = translate_host(f.read(), source, os.path.dirname(os.path.abspath(output)), headers, include_dirs)
     _write_if_changed(output, text)
     return True
 

@@ -208,10 +208,11 @@ def _wrap_functions(module, storages):
     return module
 
 
-def _translated(sources, folder):
+def _translated(sources, folder, include_dirs=()):
     """The sources with each .cu replaced by its translation for the host compiler (in `folder`),
     and each C++ source that tests a tensor's device (`x.is_cuda()`, its headers' too) by its copy
-    where that test has the emulated device's meaning (emulate.translate_host)."""
+    where that test has the emulated device's meaning (emulate.translate_host). Quoted includes are
+    looked for beside each file, then in `include_dirs` (the extension's own, not cuguard's)."""
     out = []
     for src in sources:
         src = os.fspath(src)
@@ -219,9 +220,9 @@ def _translated(sources, folder):
         digest = hashlib.sha1(path.encode()).hexdigest()[:8]  # one copy per file, even of one name
         target = os.path.join(folder, f"{os.path.basename(src)}.{digest}.cpp")
         if src.endswith(".cu"):
-            translate_file(path, target, torch=True)
+            translate_file(path, target, torch=True, include_dirs=include_dirs)
             out.append(target)
-        elif src.endswith((".cpp", ".cc", ".cxx", ".c++", ".C")) and translate_host_file(path, target):
+        elif src.endswith((".cpp", ".cc", ".cxx", ".c++", ".C")) and translate_host_file(path, target, include_dirs):
             out.append(target)
         else:
             out.append(src)
@@ -252,6 +253,7 @@ def load(name, sources, checks=True, sanitize=False, **kwargs):
     the world size, is written to stderr at once, and this rank's process group is destroyed so
     that the other ranks do not wait for it (CUGUARD_DISTRIBUTED_ABORT=0: kept)."""
     kwargs = dict(kwargs)
+    own_includes = [os.fspath(d) for d in kwargs.get("extra_include_paths") or []]
     kwargs["extra_include_paths"] = get_include() + list(kwargs.get("extra_include_paths") or [])
     if kwargs.get("build_directory"):
         # Made where it is missing, on a GPU as under emulation (PyTorch's load expects it).
@@ -272,7 +274,7 @@ def load(name, sources, checks=True, sanitize=False, **kwargs):
     kwargs["extra_cflags"] = _emulated_flags(checks, sanitize) + list(kwargs.get("extra_cflags") or [])
     kwargs["extra_ldflags"] = ["-ldl"] + list(kwargs.get("extra_ldflags") or [])
     folder = os.path.join(build, "cuguard_emulated")
-    translated = _translated(sources, folder) + ([_storage_source(folder)] if storages else [])
+    translated = _translated(sources, folder, own_includes) + ([_storage_source(folder)] if storages else [])
     module = _cpp.load(name, translated, **kwargs)
     # (is_python_module=False gives no module to wrap: ops registered with TORCH_LIBRARY)
     return _wrap_functions(module, True) if storages and isinstance(module, types.ModuleType) else module
@@ -291,6 +293,7 @@ def CUDAExtension(name, sources, *args, checks=True, sanitize=False, **kwargs): 
     runs. sanitize=True: as load's (under emulation, raw accesses checked against the live
     storages); the module's functions are not wrapped, so the storages of tensors made before
     the module was imported are not known to it (load's are, for each call)."""
+    own_includes = [os.fspath(d) for d in kwargs.get("include_dirs") or []]
     kwargs["include_dirs"] = get_include() + list(kwargs.get("include_dirs") or [])
     extra = kwargs.pop("extra_compile_args", {})
     if on_gpu() and not sanitize:
@@ -305,7 +308,7 @@ def CUDAExtension(name, sources, *args, checks=True, sanitize=False, **kwargs): 
     folder = os.path.join("build", "cuguard_emulated", name.replace(".", "_"))
     os.makedirs(folder, exist_ok=True)
     libraries = kwargs.pop("libraries", None) or []
-    translated = _translated(sources, folder) + ([_storage_source(folder)] if checks or sanitize else [])
+    translated = _translated(sources, folder, own_includes) + ([_storage_source(folder)] if checks or sanitize else [])
     flags = _emulated_flags(checks, sanitize)
     return _cpp.CppExtension(name, translated, *args, extra_compile_args=flags + list(extra),
                              libraries=list(libraries) + ["dl"], **kwargs)

@@ -282,3 +282,26 @@ def test_an_extensions_cpp_source_is_translated_where_it_or_its_header_tests_a_d
     checks = [p for p in out.iterdir() if p.name.startswith("checks.h.")]
     assert len(checks) == 1 and f'#include "{checks[0]}"' in header[0].read_text()
     assert "TORCH_CHECK(x.is_cpu()" in checks[0].read_text()
+
+
+def test_headers_in_the_builds_include_directories_are_followed(tmp_path):
+    # (Pointnet2's layout: src/*.cpp and src/*.cu, include/utils.h found through an include directory)
+    (tmp_path / "include").mkdir()
+    (tmp_path / "src").mkdir()
+    (tmp_path / "include" / "utils.h").write_text('#define CHECK_CUDA(x) TORCH_CHECK(x.is_cuda(), "")\n')
+    (tmp_path / "include" / "plain.h").write_text("int f();\n")
+    (tmp_path / "src" / "bind.cpp").write_text('#include "utils.h"\n#include "plain.h"\nvoid g(at::Tensor x) { CHECK_CUDA(x); }\n')
+    out, dirs = tmp_path / "out", [str(tmp_path / "include")]
+    assert not emulate.translate_host_file(str(tmp_path / "src" / "bind.cpp"), str(out / "bind.cpp"))
+    assert emulate.translate_host_file(str(tmp_path / "src" / "bind.cpp"), str(out / "bind.cpp"), dirs)
+    copy = (out / "bind.cpp").read_text()
+    header = [p for p in out.iterdir() if p.name.startswith("utils.h.")]
+    assert len(header) == 1 and f'#include "{header[0]}"' in copy
+    assert "TORCH_CHECK(x.is_cpu()" in header[0].read_text()
+    assert '#include "plain.h"' in copy  # (found as the compiler finds it)
+    # A .cu file's headers likewise: one with a launch is translated.
+    (tmp_path / "include" / "launch.h").write_text("inline void go(float* p) { k<<<1, 1>>>(p); }\n")
+    (tmp_path / "src" / "k.cu").write_text('#include "launch.h"\n')
+    emulate.translate_file(str(tmp_path / "src" / "k.cu"), str(out / "k.cpp"), torch=True, include_dirs=dirs)
+    launch = [p for p in out.iterdir() if p.name.startswith("launch.h.")]
+    assert len(launch) == 1 and f'#include "{launch[0]}"' in (out / "k.cpp").read_text()
