@@ -66,10 +66,9 @@ struct race_cell {
   std::uint64_t stamp = 0;          ///< its one accessor's sync state and thread (race_detector's stamp_), or many
   std::uint64_t epoch = 0;          ///< the block epoch all below belongs to
   unsigned char before[16];         ///< one accessor: the element at its first access
-  platform::source_site site;       ///< one accessor: where it first touched it, or its store once one was seen
-  platform::source_site last_site;  ///< one accessor: where it touched it last
-  bool store_seen = false;          ///< one accessor: the element changed since its first access (site: the store)
+  platform::source_site site;       ///< one accessor: where it touched it last, or its store once one was seen
   bool atomic = false;              ///< one accessor: an atomic operation touched it
+  bool store_seen = false;          ///< one accessor: the element changed since its first access (site: the store)
   std::uint64_t logged = 0;         ///< many: segment + 1 in which it was logged last
   std::uint64_t written_launch = 0; ///< the launch a view last stored to it in
   std::size_t log = 0;              ///< many: its entry in the segment's log (when logged in this segment)

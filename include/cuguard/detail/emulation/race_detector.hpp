@@ -206,17 +206,20 @@ class race_detector {
     if (i == race_cells::npos) return false;
     race_cell& c = cells_[i];
     if (c.stamp == stamp_) { // this thread touched it in this sync state already
-      // (an access is seen before it is made: a change seen now was made by its last access)
-      if (!c.store_seen && element_changed(c.before, reinterpret_cast<const void*>(c.addr), c.bytes)) {
-        c.store_seen = true;
-        c.site = c.last_site;
-      }
-      c.last_site = site;
+      if (!c.store_seen) touched_again(c, site);
       return true;
     }
     if (c.epoch == epoch_ || c.bytes > sizeof c.before) return false;
     first_access(c, i, site);
     return true;
+  }
+
+  /// Element `c` touched again by its one accessor, no store of it seen yet: an access is seen
+  /// before it is made, so a change seen now was made by the last access, whose site the cell
+  /// holds and keeps; else the cell holds this one's.
+  __attribute__((noinline)) static void touched_again(race_cell& c, const source_site& site) {
+    if (element_changed(c.before, reinterpret_cast<const void*>(c.addr), c.bytes)) c.store_seen = true;
+    else c.site = site;
   }
 
   /// The first access of element `c` (cell i) since the barrier, by the running thread, of an
@@ -225,7 +228,6 @@ class race_detector {
     c.epoch = epoch_;
     c.stamp = stamp_;
     c.site = site;
-    c.last_site = site;
     c.store_seen = false;
     c.atomic = false;
     copy_element(c.before, reinterpret_cast<const void*>(c.addr), c.bytes);
@@ -277,7 +279,7 @@ class race_detector {
     if (element_changed(c.before, reinterpret_cast<const void*>(c.addr), c.bytes)) {
       c.writer = owner;
       c.writer_sync = sync;
-      c.writer_site = c.store_seen ? c.site : c.last_site; // (a change not seen yet: its last access)
+      c.writer_site = c.site; // (its store, or, a change not seen yet, its last access: the store)
       stored(c);
     } else {
       readers_.push_back(reader{owner, sync, c.site, -1});
