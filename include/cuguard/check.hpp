@@ -5,6 +5,7 @@
 #include <cuguard/config.hpp>
 #include <cuguard/cuda_error.hpp>
 #include <cuguard/detail/runtime/backend.hpp>
+#include <cuguard/detail/fail/host_hooks.hpp>
 #include <cuguard/detail/runtime/device_runtime.hpp>
 #if CUGUARD_IMPL_CHECKS // unchecked kernels record nothing to read
 #  include <cuguard/detail/runtime/device_record.hpp>
@@ -109,6 +110,38 @@ inline void poll(cudaStream_t stream = nullptr) {
 }
 
 namespace detail {
+#if CUGUARD_IMPL_CHECKS
+/// What device code recorded and nothing read, thrown as check() throws it (a report printed
+/// already, by the emulated runtime's synchronizing calls, is left to check()); nothing, and no
+/// wait, when nothing was recorded.
+inline void raise_recorded_report() {
+  if (report_recorded()) check_device(nullptr);
+}
+/// What report_hooks does at a pointer conversion: raise_recorded_report(), whose
+/// violation_error a framework's adapter may throw as the error its users see (cuguard::torch:
+/// IndexError and RuntimeError).
+inline void (*poll_at_conversion)() = [] { raise_recorded_report(); };
+
+/// check()'s share of host_hooks: a T* converted to a cuguard::ptr in host code (an argument of
+/// a <<<>>> launch, which nothing of cuguard's sees, or of cuguard::launch) first raises what
+/// device code recorded and nothing read (poll_at_conversion), so that a kernel's violation is
+/// raised at the latest by the next launch that converts a pointer.
+class report_hooks final : public host_hooks {
+ public:
+  void argument_made(const allocation_span& found, bool pointer) const override {
+    if (pointer) poll_at_conversion();
+    host_hooks::argument_made(found, pointer);
+  }
+};
+inline bool install_report_hooks() {
+  static report_hooks hooks;
+  install_host_hooks(hooks);
+  return true;
+}
+/// Installed at start-up by every program that includes check().
+inline const bool report_hooks_installed = install_report_hooks();
+#endif
+
 /// Prints a report that device code recorded and nothing has read, to stderr, as
 /// compute-sanitizer prints what it finds (`when`: a line saying where it was found), so that a
 /// program that never calls check() loses none; the next check() still throws it. CUDA errors

@@ -156,6 +156,26 @@ CUGUARD_CHECKED_TEST("a write one past a pointer's allocation is reported with t
                      0) == 0);
 }
 
+CUGUARD_CHECKED_TEST("a report nothing read is raised by the next conversion of a pointer, as a <<<>>> launch makes it") {
+  cuguard::device_buffer<float> out(10, "scores");
+  cuguard::launch(ptr_tests::write_at, 1, 1, out.data(), std::int64_t{12}, 1.0f);
+  float* raw = out.data();
+  bool raised = false;
+  try {
+    const cuguard::ptr<float> next = raw; // what `kernel<<<1, 1>>>(raw)` does with a ptr parameter
+    (void)next;
+  } catch (const cuguard::violation_error& e) {
+    raised = true;
+    CHECK(e.report().kind == violation_kind::out_of_bounds);
+    CHECK(e.report().line == ptr_tests::write_at_line);
+    CHECK(e.report().index[0] == 12);
+  }
+  CHECK(raised);
+  const cuguard::ptr<float> again = raw; // read once: the channel is clear
+  cuguard::launch(ptr_tests::write_at, 1, 1, again, std::int64_t{9}, 2.0f);
+  CHECK_FALSE(checked().thrown);
+}
+
 CUGUARD_CHECKED_TEST("a kernel template's arguments read as written, in the label and the launch") {
   cuguard::device_buffer<float> out(10, "scores");
   cuguard::launch(ptr_tests::write_at_shifted<64, -2>, 1, 1, out.data(), std::int64_t{12});

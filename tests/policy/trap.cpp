@@ -4,20 +4,13 @@
 #include <cuguard/cuguard.hpp>
 
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <string>
-#include <vector>
 
-namespace {
-int failures = 0;
-void expect(bool ok, const char* what) {
-  if (!ok) {
-    ++failures;
-    std::printf("FAILED: %s\n", what);
-  }
-}
-} // namespace
+#include "policy_program.hpp"
+
+using policy_program::expect;
+using policy_program::failures;
 
 __global__ void overrun(cuguard::checked_view<float, 1> v) {
   v[threadIdx.x + 60] = 1.0f;
@@ -25,18 +18,7 @@ __global__ void overrun(cuguard::checked_view<float, 1> v) {
 constexpr unsigned overrun_line = __LINE__ - 2;
 
 int main() {
-#if !CUGUARD_EMULATION
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    const char* required = std::getenv("CUGUARD_REQUIRE_GPU");
-    if (required != nullptr && std::strcmp(required, "1") == 0) {
-      std::printf("no CUDA device, and CUGUARD_REQUIRE_GPU=1: failing\n");
-      return 1;
-    }
-    std::printf("no CUDA device: skipped\n");
-    return 77;
-  }
-#endif
+  if (const int status = policy_program::no_device_status(); status >= 0) return status;
   cuguard::device_buffer<float> buf(64, "trapped");
   buf.fill_bytes(0);
   cuguard::launch(overrun, 1, 32, buf.view());

@@ -50,6 +50,15 @@ void launch_reporting(const launch_config& config, void (*kernel)(Params...), Ca
   });
 }
 
+#if CUGUARD_IMPL_CHECKS
+/// A report raised at a pointer conversion (a <<<>>> launch of a kernel with cuguard::ptr
+/// parameters on a GPU: detail::report_hooks) as the PyTorch error Python shows.
+inline const bool conversion_polls_as_torch_errors = [] {
+  poll_at_conversion = [] { as_torch_errors([] { raise_recorded_report(); }); };
+  return true;
+}();
+#endif
+
 /// How an extension's rewritten <<<>>> launch starts its kernel under emulation: torch::launch on
 /// the stream given, else the current one; a configuration CUDA refuses left to
 /// cudaGetLastError, as on a GPU (C10_CUDA_KERNEL_LAUNCH_CHECK() then raises).

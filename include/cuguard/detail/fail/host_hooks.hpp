@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The one interface through which a view made in host code reaches the host runtime: which
-// tracked allocation it lies in, and what is known of that allocation for a report.
+// tracked allocation it lies in, what is known of that allocation for a report, and that it was
+// made (the runtime sets the device up, and raises a report nothing read).
 #pragma once
 
 #include <cuguard/config.hpp>
@@ -49,6 +50,13 @@ class host_hooks {
   virtual void released(std::uint32_t slot, std::uint32_t generation, void* stream) const {
     if (next_ != nullptr) next_->released(slot, generation, stream);
   }
+  /// Told that host code made a view (`pointer` false) or converted a T* to a cuguard::ptr
+  /// (true) over memory located as `found`, for a kernel's argument perhaps, launched with
+  /// <<<>>> as well as cuguard::launch: the runtime sets the device up for device code's
+  /// reports, and at a conversion raises what device code recorded and nothing read.
+  virtual void argument_made(const allocation_span& found, bool pointer) const {
+    if (next_ != nullptr) next_->argument_made(found, pointer);
+  }
 
  protected:
   host_hooks() = default;
@@ -91,6 +99,11 @@ inline bool describe_allocation(const lifetime_token& t, violation& v) {
 inline bool describe_memory(std::uintptr_t address, violation& v) {
   const host_hooks* h = first_host_hooks();
   return h != nullptr && h->describe_memory(address, v);
+}
+
+inline void argument_made(const allocation_span& found, bool pointer) {
+  const host_hooks* h = first_host_hooks();
+  if (h != nullptr) h->argument_made(found, pointer);
 }
 
 inline void allocation_released(std::uint32_t slot, std::uint32_t generation, void* stream) {

@@ -195,14 +195,38 @@ inline bool launch_blocking() {
 }
 
 #if CUGUARD_IMPL_CHECKS
-/// The runtime's share of host_hooks: where untracked memory lives (the backend knows), and the
-/// device copies of a released slot's generation, updated in the order of the release's stream.
+/// Sets the current device up (its report channel, every module's state) where host code makes
+/// a view or a cuguard::ptr of memory that device code reads (`space`, on `device`; -1: any):
+/// a kernel that takes it may be launched with <<<>>> before any cuguard::launch, and its
+/// device code would find no report channel (a violation would trap, and the context be lost).
+/// Not during a graph capture that a synchronization would break (a launch says then what to
+/// do); memory of another device is left to that device's launches; a failure to the next launch.
+inline void set_up_for_arguments(memory_space space, int device) {
+  if (space != memory_space::device && space != memory_space::managed && space != memory_space::pinned) return;
+  const int current = backend::current_device();
+  if (device >= 0 && device != current) return;
+  runtime_state& rt = runtime();
+  host_lock lock(rt.mutex);
+  if (device_set_up_locked(current) || backend::capturing(nullptr, true)) return;
+  try {
+    (void)ensure_device_locked(current);
+  } catch (const std::exception&) {
+  }
+}
+
+/// The runtime's share of host_hooks: where untracked memory lives (the backend knows), the
+/// device set up for the views and pointers made of device memory (set_up_for_arguments), and
+/// the device copies of a released slot's generation, updated in the order of the release's stream.
 class runtime_hooks final : public host_hooks {
  public:
   allocation_span locate(const void* p, std::size_t bytes) const override {
     allocation_span found = host_hooks::locate(p, bytes);
     if (!found.tracked) backend::memory_space_of(p, found.space, found.device);
     return found;
+  }
+  void argument_made(const allocation_span& found, bool pointer) const override {
+    set_up_for_arguments(found.space, found.device);
+    host_hooks::argument_made(found, pointer);
   }
   void released(std::uint32_t slot, std::uint32_t generation, void* stream) const override {
     {

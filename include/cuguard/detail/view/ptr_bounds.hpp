@@ -94,7 +94,8 @@ inline void warn_unknown_pointer(const void* p, const char* type, const cuda::st
 
 /// The bounds of `p`, converted from a T*: in host code those of the tracked allocation that
 /// holds it (with its lifetime token and memory space), else none (said once per place); in
-/// device code none. A null pointer has no element.
+/// device code none. A null pointer has no element. In host code, a report device code recorded
+/// and nothing read is thrown first (host_hooks::argument_made).
 template <class T>
 CUGUARD_HOST_DEVICE pointer_bounds<T> bounds_of(T* p, const cuda::std::source_location& where) {
   view_meta m;
@@ -103,6 +104,7 @@ CUGUARD_HOST_DEVICE pointer_bounds<T> bounds_of(T* p, const cuda::std::source_lo
 #if !CUGUARD_IMPL_DEVICE_PASS
   if (!platform::in_kernel()) {
     const allocation_span found = locate_allocation(p, sizeof(T));
+    argument_made(found, true); // an earlier kernel's unread report is raised before this launch
     m.space = found.space;
     m.device = found.device;
     if (found.tracked) {

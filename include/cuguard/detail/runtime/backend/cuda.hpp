@@ -42,12 +42,13 @@ inline status set_async(void* dst, int value, std::size_t bytes, cudaStream_t st
 inline status synchronize(cudaStream_t stream) {
   return stream == nullptr ? cudaDeviceSynchronize() : cudaStreamSynchronize(stream);
 }
-/// True while `stream` is being captured into a CUDA graph.
-inline bool capturing(cudaStream_t stream) {
+/// True while `stream` is being captured into a CUDA graph. A query CUDA refuses (of the legacy
+/// stream while another stream is captured, for one) answers `refused`.
+inline bool capturing(cudaStream_t stream, bool refused = false) {
   cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
   if (cudaStreamIsCapturing(stream, &capture) != cudaSuccess) {
     (void)cudaGetLastError();
-    return false;
+    return refused;
   }
   return capture == cudaStreamCaptureStatusActive;
 }

@@ -119,7 +119,7 @@ inline status set_async(void* dst, int value, std::size_t bytes, cudaStream_t) {
   return 0;
 }
 inline status synchronize(cudaStream_t) { return 0; }
-inline bool capturing(cudaStream_t) { return false; } // emulation has no graph capture
+inline bool capturing(cudaStream_t, bool = false) { return false; } // emulation has no graph capture
 inline int current_device() { return 0; }
 inline status allocate_mapped(void** host, void** device, std::size_t bytes) {
   *host = std::calloc(1, bytes);
