@@ -117,20 +117,21 @@ namespace detail {
 inline void raise_recorded_report() {
   if (report_recorded()) check_device(nullptr);
 }
-/// What report_hooks does at a pointer conversion: raise_recorded_report(), whose
+/// What report_hooks does where a launch's arguments are made: raise_recorded_report(), whose
 /// violation_error a framework's adapter may throw as the error its users see (cuguard::torch:
 /// IndexError and RuntimeError).
 inline void (*poll_at_conversion)() = [] { raise_recorded_report(); };
 
 /// check()'s share of host_hooks: a T* converted to a cuguard::ptr in host code (an argument of
-/// a <<<>>> launch, which nothing of cuguard's sees, or of cuguard::launch) first raises what
-/// device code recorded and nothing read (poll_at_conversion), so that a kernel's violation is
-/// raised at the latest by the next launch that converts a pointer.
+/// a <<<>>> launch, which nothing of cuguard's sees, or of cuguard::launch), or a view of a tensor
+/// made by cuguard::torch, first raises what device code recorded and nothing read
+/// (poll_at_conversion), so that a kernel's violation is raised at the latest by the next launch
+/// whose arguments are made so.
 class report_hooks final : public host_hooks {
  public:
-  void argument_made(const allocation_span& found, bool pointer) const override {
-    if (pointer) poll_at_conversion();
-    host_hooks::argument_made(found, pointer);
+  void unread_report() const override {
+    poll_at_conversion();
+    host_hooks::unread_report();
   }
 };
 inline bool install_report_hooks() {

@@ -41,7 +41,8 @@ namespace torch {
 /// tensor's storage is tracked the first time a view is made of it (its deleter is wrapped), so
 /// that a view of a tensor PyTorch has freed reports use_after_free naming the tensor (CUDA
 /// tensors: docs/pytorch.md). `label` must outlive the
-/// view (a string literal: CUGUARD_TORCH_VIEW uses the argument's name).
+/// view (a string literal: CUGUARD_TORCH_VIEW uses the argument's name). A violation an earlier
+/// kernel recorded and nothing raised (one launched with <<<>>> on a GPU) is raised first.
 template <class T, std::size_t Rank, class Index = std::int64_t>
 checked_view<T, Rank, Index> view(const at::Tensor& t, const char* label,
                                   cuda::std::source_location where = cuda::std::source_location::current()) {
@@ -124,8 +125,8 @@ inline void check() {
 /// view argument: ValueError), so that a Python caller gets an exception and goes on. Where
 /// launches are synchronous (emulation, CUGUARD_LAUNCH_BLOCKING=1) a violation of this kernel
 /// is raised here, at the op that ran it; otherwise at the latest by the next torch::launch
-/// (which polls the report channel first, without synchronizing: cuguard::poll) or
-/// torch::check().
+/// (which polls the report channel first, without synchronizing: cuguard::poll), the next view,
+/// accessor or pointer made of a tensor (the same poll) or torch::check().
 template <class... Params, class... Args>
 void launch(void (*kernel)(Params...), cuguard::detail::grid_arg grid, dim3 block, Args&&... args) {
   detail::torch_adapter::launch_reporting(launch_config(grid.value, block, 0, current_stream(), nullptr, grid.where), kernel,

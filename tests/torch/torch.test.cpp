@@ -171,6 +171,18 @@ TEST_CASE("a violation of an earlier kernel is raised by the next torch::launch,
   CHECK(out[0][7].item<float>() == 15.0f);
 }
 
+TEST_CASE("a violation of an earlier kernel is raised by the next view of a tensor, as a <<<>>> launch's arguments make it") {
+  const at::Tensor table = at::arange(32, at::kFloat).reshape({4, 8});
+  const at::Tensor bad = at::tensor({6}, at::kLong);
+  at::Tensor out = at::zeros({1, 8});
+  cuguard::launch(gather_rows, 1, 32, CUGUARD_TORCH_VIEW(table, const float, 2), CUGUARD_TORCH_VIEW(bad, const std::int64_t, 1),
+                  CUGUARD_TORCH_VIEW(out, float, 2)); // the record stays in the channel
+  const auto next_view = [&] { (void)cuguard::torch::view<float, 2>(out, "out"); };
+  const std::string said = message_of<c10::IndexError>(next_view);
+  CHECK(first_line(said) == "cuguard: out-of-bounds access to 'table' const float[4, 8] at (6, 0): dim 0 index 6 >= extent 4");
+  CHECK(message_of<c10::Error>(next_view) == "no error"); // raised once
+}
+
 TEST_CASE("a DLPack tensor made by PyTorch's toDLPack is viewed with its shape and strides, and checked") {
   const at::Tensor t = at::arange(6, at::kFloat).reshape({2, 3}).t(); // [3, 2], strides [1, 3]
   DLManagedTensor* managed = at::toDLPack(t);

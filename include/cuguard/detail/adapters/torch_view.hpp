@@ -11,6 +11,7 @@
 #include <cuguard/detail/adapters/torch_errors.hpp>
 #include <cuguard/detail/adapters/torch_storage.hpp>
 #include <cuguard/detail/adapters/torch_tensor.hpp>
+#include <cuguard/detail/fail/host_hooks.hpp>
 
 #include <ATen/ATen.h>
 
@@ -63,9 +64,12 @@ inline void check_reach(const at::Tensor& t, const char* label, std::uint64_t la
                where);
 }
 
-/// view()'s checks and view, a bad tensor reported as argument_error.
+/// view()'s checks and view, a bad tensor reported as argument_error. A report device code
+/// recorded and nothing read is raised first (an earlier kernel's, launched with <<<>>> on a
+/// GPU: host_hooks::unread_report), as the next launch's arguments are made.
 template <class T, std::size_t Rank, class Index>
 checked_view<T, Rank, Index> view_of(const at::Tensor& t, const char* label, const cuda::std::source_location& where) {
+  raise_unread_report();
   check_tensor(t, label, scalar_type_of<std::remove_cv_t<T>>::value, static_cast<std::int64_t>(Rank), where);
   std::int64_t extents[Rank];
   std::int64_t strides[Rank];

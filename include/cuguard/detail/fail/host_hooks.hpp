@@ -50,12 +50,17 @@ class host_hooks {
   virtual void released(std::uint32_t slot, std::uint32_t generation, void* stream) const {
     if (next_ != nullptr) next_->released(slot, generation, stream);
   }
-  /// Told that host code made a view (`pointer` false) or converted a T* to a cuguard::ptr
-  /// (true) over memory located as `found`, for a kernel's argument perhaps, launched with
-  /// <<<>>> as well as cuguard::launch: the runtime sets the device up for device code's
-  /// reports, and at a conversion raises what device code recorded and nothing read.
-  virtual void argument_made(const allocation_span& found, bool pointer) const {
-    if (next_ != nullptr) next_->argument_made(found, pointer);
+  /// Told that host code made a view or converted a T* to a cuguard::ptr over memory located as
+  /// `found`, for a kernel's argument perhaps, launched with <<<>>> as well as cuguard::launch:
+  /// the runtime sets the device up for device code's reports.
+  virtual void argument_made(const allocation_span& found) const {
+    if (next_ != nullptr) next_->argument_made(found);
+  }
+  /// Asked where a launch's arguments are being made (a T* converted to a cuguard::ptr, a view
+  /// of a tensor made by cuguard::torch): the runtime raises what device code recorded and
+  /// nothing read, so that an earlier kernel's violation is raised before the next launch.
+  virtual void unread_report() const {
+    if (next_ != nullptr) next_->unread_report();
   }
 
  protected:
@@ -101,9 +106,14 @@ inline bool describe_memory(std::uintptr_t address, violation& v) {
   return h != nullptr && h->describe_memory(address, v);
 }
 
-inline void argument_made(const allocation_span& found, bool pointer) {
+inline void argument_made(const allocation_span& found) {
   const host_hooks* h = first_host_hooks();
-  if (h != nullptr) h->argument_made(found, pointer);
+  if (h != nullptr) h->argument_made(found);
+}
+
+inline void raise_unread_report() {
+  const host_hooks* h = first_host_hooks();
+  if (h != nullptr) h->unread_report();
 }
 
 inline void allocation_released(std::uint32_t slot, std::uint32_t generation, void* stream) {

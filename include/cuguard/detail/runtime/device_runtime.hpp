@@ -224,9 +224,9 @@ class runtime_hooks final : public host_hooks {
     if (!found.tracked) backend::memory_space_of(p, found.space, found.device);
     return found;
   }
-  void argument_made(const allocation_span& found, bool pointer) const override {
+  void argument_made(const allocation_span& found) const override {
     set_up_for_arguments(found.space, found.device);
-    host_hooks::argument_made(found, pointer);
+    host_hooks::argument_made(found);
   }
   void released(std::uint32_t slot, std::uint32_t generation, void* stream) const override {
     {

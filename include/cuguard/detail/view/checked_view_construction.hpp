@@ -196,7 +196,7 @@ auto checked_view<T, Rank, Index>::bind_allocation(const location& where, std::u
   const std::uint64_t bytes = largest < max_bytes / sizeof(T) ? (largest + 1) * sizeof(T) : max_bytes;
   // The allocation holding data_, or one the view runs into from before it.
   const detail::allocation_span found = detail::locate_allocation(data_, static_cast<std::size_t>(bytes));
-  detail::argument_made(found, false);
+  detail::argument_made(found);
   meta_.space = found.space;
   meta_.device = found.device;
   if (!found.tracked) return;

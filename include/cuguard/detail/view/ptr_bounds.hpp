@@ -95,7 +95,7 @@ inline void warn_unknown_pointer(const void* p, const char* type, const cuda::st
 /// The bounds of `p`, converted from a T*: in host code those of the tracked allocation that
 /// holds it (with its lifetime token and memory space), else none (said once per place); in
 /// device code none. A null pointer has no element. In host code, a report device code recorded
-/// and nothing read is thrown first (host_hooks::argument_made).
+/// and nothing read is thrown first (host_hooks::unread_report).
 template <class T>
 CUGUARD_HOST_DEVICE pointer_bounds<T> bounds_of(T* p, const cuda::std::source_location& where) {
   view_meta m;
@@ -103,8 +103,9 @@ CUGUARD_HOST_DEVICE pointer_bounds<T> bounds_of(T* p, const cuda::std::source_lo
   if (p == nullptr) return {view_internals::assemble(p, std::int64_t{0}, m), 0};
 #if !CUGUARD_IMPL_DEVICE_PASS
   if (!platform::in_kernel()) {
+    raise_unread_report(); // an earlier kernel's, before this launch
     const allocation_span found = locate_allocation(p, sizeof(T));
-    argument_made(found, true); // an earlier kernel's unread report is raised before this launch
+    argument_made(found);
     m.space = found.space;
     m.device = found.device;
     if (found.tracked) {
