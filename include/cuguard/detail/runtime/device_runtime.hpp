@@ -199,8 +199,10 @@ inline bool launch_blocking() {
 /// a view or a cuguard::ptr of memory that device code reads (`space`, on `device`; -1: any):
 /// a kernel that takes it may be launched with <<<>>> before any cuguard::launch, and its
 /// device code would find no report channel (a violation would trap, and the context be lost).
-/// Not during a graph capture that a synchronization would break (a launch says then what to
-/// do); memory of another device is left to that device's launches; a failure to the next launch.
+/// Setting up allocates and synchronizes, which a CUDA graph capture forbids: skipped where the
+/// legacy stream's query says a capture is under way (one on a non-blocking stream, as
+/// PyTorch's, is not seen, and setting up breaks it: capture after the first call). Memory of
+/// another device is left to that device's launches; a failure to the next launch.
 inline void set_up_for_arguments(memory_space space, int device) {
   if (space != memory_space::device && space != memory_space::managed && space != memory_space::pinned) return;
   const int current = backend::current_device();
