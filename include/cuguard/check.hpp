@@ -120,27 +120,22 @@ inline void raise_recorded_report() {
 /// What report_hooks does where a launch's arguments are made: raise_recorded_report(), whose
 /// violation_error a framework's adapter may throw as the error its users see (cuguard::torch:
 /// IndexError and RuntimeError).
-inline void (*poll_at_conversion)() = [] { raise_recorded_report(); };
+inline void (*raise_at_arguments)() = [] { raise_recorded_report(); };
 
 /// check()'s share of host_hooks: a T* converted to a cuguard::ptr in host code (an argument of
 /// a <<<>>> launch, which nothing of cuguard's sees, or of cuguard::launch), or a view of a tensor
 /// made by cuguard::torch, first raises what device code recorded and nothing read
-/// (poll_at_conversion), so that a kernel's violation is raised at the latest by the next launch
+/// (raise_at_arguments), so that a kernel's violation is raised at the latest by the next launch
 /// whose arguments are made so.
 class report_hooks final : public host_hooks {
  public:
   void unread_report() const override {
-    poll_at_conversion();
+    raise_at_arguments();
     host_hooks::unread_report();
   }
 };
-inline bool install_report_hooks() {
-  static report_hooks hooks;
-  install_host_hooks(hooks);
-  return true;
-}
 /// Installed at start-up by every program that includes check().
-inline const bool report_hooks_installed = install_report_hooks();
+inline const bool report_hooks_installed = install_static_hooks<report_hooks>();
 #endif
 
 /// Prints a report that device code recorded and nothing has read, to stderr, as

@@ -54,7 +54,7 @@ void launch_reporting(const launch_config& config, void (*kernel)(Params...), Ca
 /// A report raised at a pointer conversion (a <<<>>> launch of a kernel with cuguard::ptr
 /// parameters on a GPU: detail::report_hooks) as the PyTorch error Python shows.
 inline const bool conversion_polls_as_torch_errors = [] {
-  poll_at_conversion = [] { as_torch_errors([] { raise_recorded_report(); }); };
+  raise_at_arguments = [] { as_torch_errors([] { raise_recorded_report(); }); };
   return true;
 }();
 #endif

@@ -48,7 +48,7 @@ CUGUARD_HOST_DEVICE T& scratch() noexcept {
 /// The allocation behind a use_after_free record, from the token it recorded (slot, generation).
 /// A pointer access's allocation likewise, where its bounds are a tracked allocation's, or the
 /// memory that holds the first byte of its bounds (`data`), where the runtime knows it untracked.
-inline void describe_stale_allocation(violation& v, std::uint64_t data) {
+inline void describe_record_allocation(violation& v, std::uint64_t data) {
   if (v.alloc_label[0] != '\0') return;
   const lifetime_token t{v.slot, v.generation};
   if (v.kind == violation_kind::use_after_free) {
@@ -79,7 +79,7 @@ template <class Fill>
   p.function = address_of(where.function_name());
   v.line = static_cast<unsigned>(where.line());
   finish_here(v, p);
-  describe_stale_allocation(v, p.data);
+  describe_record_allocation(v, p.data);
   v.count = 1;
   raise_host(v);
 }

@@ -91,6 +91,15 @@ inline void install_host_hooks(host_hooks& hooks) noexcept {
                                         __ATOMIC_ACQUIRE));
 }
 
+/// Installs one `Hooks`, never destroyed (hooks are asked until the process ends, static
+/// destructors included); true, for the inline variable that installs it at start-up.
+template <class Hooks>
+bool install_static_hooks() {
+  static Hooks* const hooks = new Hooks;
+  install_host_hooks(*hooks);
+  return true;
+}
+
 inline allocation_span locate_allocation(const void* p, std::size_t bytes) {
   const host_hooks* h = first_host_hooks();
   return h != nullptr ? h->locate(p, bytes) : allocation_span{};

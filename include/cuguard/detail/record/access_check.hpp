@@ -137,7 +137,7 @@ CUGUARD_HOST_DEVICE inline void classify_access(violation& v, pending& p) noexce
     v.generation = p.token.generation;
   }
   if (v.dim < 0 && v.kind == violation_kind::out_of_bounds) {
-    // The host fills the allocation from the token (describe_stale_allocation, through host_hooks).
+    // The host fills the allocation from the token (describe_record_allocation, through host_hooks).
     v.kind = violation_kind::use_after_free;
     v.slot = p.token.slot;
     v.generation = p.token.generation;

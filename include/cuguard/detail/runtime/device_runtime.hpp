@@ -244,13 +244,8 @@ class runtime_hooks final : public host_hooks {
   }
 };
 
-inline bool install_runtime_hooks() {
-  static runtime_hooks hooks;
-  install_host_hooks(hooks);
-  return true;
-}
 /// Installed at start-up by every program that includes the runtime.
-inline const bool runtime_hooks_installed = install_runtime_hooks();
+inline const bool runtime_hooks_installed = install_static_hooks<runtime_hooks>();
 #endif
 
 } // namespace detail

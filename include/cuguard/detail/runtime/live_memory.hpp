@@ -254,11 +254,7 @@ class live_memory_hooks final : public host_hooks {
     return true;
   }
 };
-inline const bool live_memory_located = [] {
-  static live_memory_hooks* const hooks = new live_memory_hooks; // never destroyed, as the live memory
-  install_host_hooks(*hooks);
-  return true;
-}();
+inline const bool live_memory_located = install_static_hooks<live_memory_hooks>(); // never destroyed, as the live memory
 
 } // namespace emulated_runtime
 } // namespace detail
