@@ -153,8 +153,25 @@ def _match_forward(masked, open_at, open_ch, close_ch):
     return -1
 
 
+# A launch's chevrons as nvcc reads them: `<<<` and `>>>`, or spelled as a formatter may leave them
+# (`<< <`, `>> >`), with white space, comments (blank in the masked text) or a macro's line
+# continuations between their characters. No other C++ has `<<` followed by `<`, but for a
+# template's `operator<< <T>`.
+_SPACE = r"(?:\s|\\\n)*"
+_CHEVRON_OPEN = re.compile(r"<<" + _SPACE + "<")
+_CHEVRON_CLOSE = re.compile(r">>" + _SPACE + ">")
+
+
+def _chevron_opens(masked, pos=0):
+    """The `<<<` of each launch in `masked` from `pos` on, as matches (not a template's
+    `operator<< <T>`)."""
+    for m in _CHEVRON_OPEN.finditer(masked, pos):
+        if not re.search(r"\boperator\s*$", masked[:m.start()]):
+            yield m
+
+
 def _config_end(masked, begin):
-    """Index of the >>> that closes a launch configuration starting at `begin`."""
+    """The `>>>` that closes a launch configuration starting at `begin` (a match; None if none)."""
     depth = 0
     k = begin
     while k < len(masked):
@@ -163,10 +180,12 @@ def _config_end(masked, begin):
             depth += 1
         elif ch in ")]}":
             depth -= 1
-        elif depth == 0 and masked.startswith(">>>", k):
-            return k
+        elif depth == 0 and ch == ">":
+            close = _CHEVRON_CLOSE.match(masked, k)
+            if close:
+                return close
         k += 1
-    return -1
+    return None
 
 
 def _line_of(text, at):
@@ -250,14 +269,15 @@ def _launches(text, masked, path, torch):
     site = "::cuguard::detail::chevron_site(__PRETTY_FUNCTION__)"
     pos = 0
     while True:
-        at = masked.find("<<<", pos)
-        if at < 0:
+        opening = next(_chevron_opens(masked, pos), None)
+        if opening is None:
             return edits
+        at = opening.start()
         start = _kernel_start(masked, at)
-        close = _config_end(masked, at + 3)
-        if start < 0 or start == at or close < 0:
+        closing = _config_end(masked, opening.end())
+        if start < 0 or start == at or closing is None:
             raise TranslationError(f"{path}:{_line_of(text, at)}: cannot read the kernel launch at '<<<'")
-        paren = close + 3
+        paren = closing.end()
         while paren < len(masked) and masked[paren].isspace():
             paren += 1
         if paren >= len(masked) or masked[paren] != "(":
@@ -265,20 +285,23 @@ def _launches(text, masked, path, torch):
         end = _match_forward(masked, paren, "(", ")")
         if end < 0:
             raise TranslationError(f"{path}:{_line_of(text, at)}: the launch's argument list is not closed")
-        lines = text.count("\n", start, at)  # kept
-        config = text[at + 3:close]
-        gap = text[close + 3:paren]
+        # Lines are kept: the newlines of the kernel's name and of the chevrons are written again
+        # (in a macro, each after its continuation).
+        newline = "\\\n" if _in_directive(masked, start) else "\n"
+        lines = text.count("\n", start, opening.end())
+        config = text[opening.end():closing.start()]
+        gap = newline * text.count("\n", closing.start(), closing.end()) + text[closing.end():paren]
         args = text[paren:end + 1]
         if _named_launch(masked, start, at):
-            name = " ".join(masked[start:at].split())
+            name = " ".join(masked[start:at].replace("\\\n", " ").split())
             pointer = f"::cuguard::detail::kernel_pointer({name}, cuguard_impl_tag)"
             head = (f"::cuguard::detail::chevron_named<{launch}>("
                     f"[&](auto cuguard_impl_tag) -> decltype({pointer}) {{ return {pointer}; }}, "
                     f"[&](auto&... cuguard_impl_params) {{ ({name})(cuguard_impl_params...); }}, "
-                    f"\"{name}\"{_parameters_of(kernels, name)}{chr(10) * lines}, ")
+                    f"\"{name}\"{_parameters_of(kernels, name)}{newline * lines}, ")
         else:
             kernel = text[start:at].rstrip()
-            head = f"::cuguard::detail::chevron<{launch}>({kernel}{chr(10) * (lines - kernel.count(chr(10)))}, "
+            head = f"::cuguard::detail::chevron<{launch}>({kernel}{newline * (lines - kernel.count(chr(10)))}, "
         edits.append((start, end + 1, f"{head}{site}, {config}){gap}{args}"))
         pos = end + 1
 
@@ -583,7 +606,7 @@ def _needs_translation(text):
     """True if a header holds what only the translation makes C++: a launch, an extern __shared__
     array, or a kernel (registered for cudaLaunchKernel)."""
     masked = _mask(text)
-    return "<<<" in masked or _EXTERN_SHARED.search(masked) is not None or _LAUNCH_CALL.search(masked) is not None \
+    return next(_chevron_opens(masked), None) is not None or _EXTERN_SHARED.search(masked) is not None or _LAUNCH_CALL.search(masked) is not None \
         or _GLOBAL.search(masked) is not None
 
 
@@ -778,7 +801,7 @@ def shadow_cccl(cccl, out_dir):
                 with open(path, encoding="utf-8") as f:
                     text = f.read()
                 masked = _mask(text)
-                if "<<<" in masked:  # (the launch of CUB's device-wide algorithms: thrust's triple_chevron)
+                if next(_chevron_opens(masked), None) is not None:  # (the launch of CUB's device-wide algorithms: thrust's triple_chevron)
                     translated = "#include <cuguard/detail/runtime/chevron.hpp>\n" + translate(text, path, header=True)
                 elif library == "cub" and _ASM.search(masked) is not None:
                     translated = translate_ptx(text)

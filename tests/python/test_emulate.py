@@ -74,6 +74,23 @@ def test_a_launch_across_lines_keeps_every_line():
     assert out.splitlines()[3] == f", {SITE}, g, b)(a);"
 
 
+def test_chevrons_are_read_however_nvcc_reads_them():
+    # As a formatter leaves them, with comments and line breaks between their characters.
+    assert body("void f() { k << <g, b >> > (x); }") == f"void f() {{ {named('k')}, {SITE}, g, b ) (x); }}"
+    assert body("void f() { k<< /* grid */ <g, b>>/**/>(x); }") == f"void f() {{ {named('k')}, {SITE}, g, b)(x); }}"
+    text = "void f() {\n  k <<\n  <g, n >> 1>>\n>(x);\n}\n"
+    out = body(text)
+    assert out.count("\n") == text.count("\n")
+    assert out.splitlines()[1:4] == [f"  {named('k')}", f", {SITE}, g, n >> 1)", "(x);"]
+    # In a macro: its line continuations kept.
+    text = "#define RUN(kernel, n) \\\n  kernel<< \\\n  <1, n>>>(x)\nint after;\n"
+    out = body(text)
+    assert out.splitlines() == [f"#define RUN(kernel, n) \\", f"  {named('kernel')}\\", f", {SITE}, 1, n)(x)", "int after;"]
+    # A template's operator<< is no launch.
+    text = "template <class T> std::ostream& operator<< <T>(std::ostream& o, const V<T>& v);\n"
+    assert body(text) == text
+
+
 def test_launches_in_comments_and_strings_are_left_alone():
     text = '// k<<<1, 1>>>(x);\n/* k<<<1, 1>>>(x); */ const char* s = "k<<<1,1>>>(x)"; auto r = R"(k<<<1,1>>>())";\n'
     assert body(text) == text
