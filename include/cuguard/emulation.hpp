@@ -266,6 +266,8 @@ CUGUARD_IMPL_EMU_MINMAX(int, unsigned int, unsigned int)
 CUGUARD_IMPL_EMU_MINMAX(unsigned int, int, unsigned int)
 CUGUARD_IMPL_EMU_MINMAX(long, long, long)
 CUGUARD_IMPL_EMU_MINMAX(unsigned long, unsigned long, unsigned long)
+CUGUARD_IMPL_EMU_MINMAX(long, unsigned long, unsigned long)
+CUGUARD_IMPL_EMU_MINMAX(unsigned long, long, unsigned long)
 CUGUARD_IMPL_EMU_MINMAX(long long, long long, long long)
 CUGUARD_IMPL_EMU_MINMAX(unsigned long long, unsigned long long, unsigned long long)
 CUGUARD_IMPL_EMU_MINMAX(long long, unsigned long long, unsigned long long)
@@ -275,10 +277,14 @@ CUGUARD_IMPL_EMU_MINMAX(double, double, double)
 CUGUARD_IMPL_EMU_MINMAX(float, double, double)
 CUGUARD_IMPL_EMU_MINMAX(double, float, double)
 #undef CUGUARD_IMPL_EMU_MINMAX
-inline float __expf(float x) { return std::exp(x); }
-inline float __logf(float x) { return std::log(x); }
-inline float __fdividef(float a, float b) { return a / b; }
-inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
+// The rest of CUDA's Math API that the C and C++ libraries lack: math functions, arithmetic in a
+// named rounding mode, conversions and bit casts, the integer intrinsics of later architectures,
+// and the loads and stores with cache hints.
+#include <cuguard/detail/emulation/cache_hints.hpp> // IWYU pragma: export
+#include <cuguard/detail/emulation/dpx_intrinsics.hpp> // IWYU pragma: export
+#include <cuguard/detail/emulation/math_conversions.hpp> // IWYU pragma: export
+#include <cuguard/detail/emulation/math_functions.hpp> // IWYU pragma: export
+#include <cuguard/detail/emulation/math_rounding.hpp> // IWYU pragma: export
 #endif
 inline float __saturatef(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); }
 
