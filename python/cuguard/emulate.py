@@ -699,7 +699,7 @@ def translate(text, path, torch=False, out_dir=None, headers=None, header=False,
 
 
 _HALF = re.compile(r"(?i:half|bfloat16|fp16|bf16)|\b__h(?:fma|add|sub|mul|div|neg|abs|max|min)\w*|\bh2\w+"
-                   r"|\bh(?:sqrt|rsqrt|rcp|exp|log|sin|cos|floor|ceil|trunc|rint)\w*")
+                   r"|\bh(?:sqrt|rsqrt|rcp|exp|log|sin|cos|tanh|floor|ceil|trunc|rint)\w*|\b__hcmadd\b")
 
 
 _ASM = re.compile(r"\b(?:asm|__asm__|__asm)\b(?:\s*(?:volatile|__volatile__|inline|goto)\b)*\s*\(")

@@ -185,6 +185,8 @@ def test_half_precision_intrinsics_are_included_where_the_file_speaks_of_half():
     half = "#include <cuguard/detail/emulation/half_intrinsics.hpp>\n"
     assert half in emulate.translate("__global__ void k(__half2* p) { p[0] = __hfma2(p[0], p[1], p[2]); }\n", "/src/k.cu")
     assert half in emulate.translate("AT_DISPATCH_FLOATING_TYPES_AND_HALF(t, \"k\", [&] {});\n", "/src/k.cu")
+    assert half in emulate.translate("template <class T> __device__ T f(T x) { return htanh(x); }\n", "/src/k.cu")
+    assert half in emulate.translate("template <class T> __device__ T f(T a) { return __hcmadd(a, a, a); }\n", "/src/k.cu")
     assert half not in emulate.translate("__host__ __device__ float f(float x) { return x; }\n", "/src/k.cu")
 
 
