@@ -250,6 +250,7 @@ inline cudaError_t cudaDeviceReset(void) {
 #define cudaLaunchKernelEx(...) \
   ::cuguard::detail::launch_kernel_ex(::cuguard::detail::chevron_site(__PRETTY_FUNCTION__), __VA_ARGS__)
 #include <cuguard/detail/runtime/emulated_memory_calls.hpp> // IWYU pragma: export
+#include <cuguard/detail/runtime/emulated_texture_calls.hpp> // IWYU pragma: export
 
 #undef CUGUARD_IMPL_RETURN
 #undef CUGUARD_IMPL_ER

@@ -46,11 +46,26 @@
 // names such as gridDim for parameters, which -Wshadow would otherwise flag.
 #include <cuguard/detail/emulation/runtime_templates.hpp> // (before <cuda_runtime.h>, whose templates call them)
 #include <cuda_runtime.h>
+// The toolkit's <device_launch_parameters.h>, which sources may include themselves, declares the
+// built-in variables as extern constants: here they are the emulation's (its guard, defined, makes
+// that include a no-op).
+#define __DEVICE_LAUNCH_PARAMETERS_H__
 
 #include <cuguard/detail/emulation/integer_intrinsics.hpp> // IWYU pragma: export
 #include <cuguard/detail/emulation/intrinsics.hpp>
 #include <cuguard/detail/emulation/run_grid.hpp>
 #include <cuguard/detail/emulation/simd_intrinsics.hpp> // IWYU pragma: export
+#include <cuguard/detail/emulation/bulk_copies.hpp> // IWYU pragma: export (cuda::ptx's mbarriers, bulk copies)
+#include <cuguard/detail/emulation/texture_fetch.hpp> // IWYU pragma: export (tex1Dfetch)
+
+// CCCL marks loops for full unrolling, which under GCC is `#pragma GCC unroll 65534`: with every
+// access of an emulated kernel a call, the unrolled bodies of CUB's radix sort take GCC's loop
+// passes tens of minutes and gigabytes (the pass is quadratic in the blocks). Under emulation
+// these loops are left to the optimizer (simd_intrinsics.hpp has included CCCL's configuration).
+#undef _CCCL_PRAGMA_UNROLL
+#define _CCCL_PRAGMA_UNROLL(_N)
+#undef _CCCL_PRAGMA_UNROLL_FULL
+#define _CCCL_PRAGMA_UNROLL_FULL()
 #include <cuguard/detail/emulation/spin_waits.hpp> // IWYU pragma: export (sched_yield, nanosleep in kernels)
 
 #include <algorithm>

@@ -20,13 +20,14 @@ import hashlib
 import io
 import os
 import pathlib
+import subprocess
 import sys
 import types
 
 import torch as _torch
 
 from . import cuda_home, get_include
-from .emulate import translate_file, translate_host_file
+from .emulate import shadow_cccl, translate_file, translate_host_file
 
 # (Quietly: without a CUDA build of Torch the import prints that no CUDA runtime was found.)
 with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
@@ -60,10 +61,41 @@ def _aten_cuda_include():
     return os.path.join(get_include()[0], "cuguard", "detail", "adapters", "aten_cuda")
 
 
+def _emulation_includes(folder):
+    """The include directories an emulated build searches before the extension's and Torch's:
+    ATen's CUDA host API with its CPU meaning, and (in `folder`) CUB's and Thrust's headers that
+    hold inline PTX or a <<<>>> launch, translated as cuguard_emulate translates them (the toolkit's
+    other CCCL headers are its own)."""
+    dirs = [_aten_cuda_include()]
+    home = cuda_home()
+    cccl = next((os.path.join(home, sub) for sub in ("include/cccl", "include")
+                 if home is not None and os.path.isfile(os.path.join(home, sub, "cub", "cub.cuh"))), None)
+    if cccl is not None:
+        shadow_cccl(cccl, folder)
+        dirs.append(folder)
+    return dirs
+
+
+@functools.lru_cache(maxsize=None)
+def _changes_meaning_flag():
+    """GCC's flag that makes its "changes meaning" rule a warning (CUB's class templates break it;
+    nvcc's host pass never sees them): -fpermissive before GCC 13, as cuguard_emulate does."""
+    compiler = os.environ.get("CXX", "c++")
+    try:
+        out = subprocess.run([compiler, "-dumpfullversion", "-dumpversion"], capture_output=True, text=True,
+                             timeout=60).stdout.strip()
+        about = subprocess.run([compiler, "--version"], capture_output=True, text=True, timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        return []
+    if "clang" in about.lower() or not out[:1].isdigit():
+        return []
+    return ["-fpermissive"] if int(out.split(".")[0]) < 13 else ["-Wno-changes-meaning"]
+
+
 def _emulation_flags(checks):
     # -O1: emulated kernels run every thread's code on the CPU; -g1: line tables, so that a fault
     # in a kernel names its line; later flags (the user's) win.
-    return ["-std=c++17", "-O1", "-g1", "-DCUGUARD_EMULATION=1", _checks_flag(checks)]
+    return ["-std=c++17", "-O1", "-g1", "-DCUGUARD_EMULATION=1", _checks_flag(checks)] + _changes_meaning_flag()
 
 
 # What sanitize=True adds under emulation: GCC's access callbacks before every load and store
@@ -266,9 +298,10 @@ def load(name, sources, checks=True, sanitize=False, **kwargs):
         module = _cpp.load(name, [os.fspath(s) for s in sources] + extra, **kwargs)
         return _wrap_functions(module, False) if checks and isinstance(module, types.ModuleType) else module
     kwargs.pop("extra_cuda_cflags", None)
-    kwargs["extra_include_paths"] = [_aten_cuda_include()] + kwargs["extra_include_paths"]
     build = _build_directory(name, kwargs)
     os.makedirs(build, exist_ok=True)
+    kwargs["extra_include_paths"] = _emulation_includes(os.path.join(build, "cuguard_cccl")) + \
+        kwargs["extra_include_paths"]
     kwargs["build_directory"] = build
     storages = checks or sanitize
     kwargs["extra_cflags"] = _emulated_flags(checks, sanitize) + list(kwargs.get("extra_cflags") or [])
@@ -304,8 +337,8 @@ def CUDAExtension(name, sources, *args, checks=True, sanitize=False, **kwargs): 
         return _cpp.CUDAExtension(name, sources, *args, extra_compile_args=extra, **kwargs)
     if isinstance(extra, dict):
         extra = list(extra.get("cxx", []))
-    kwargs["include_dirs"] = [_aten_cuda_include()] + kwargs["include_dirs"]
     folder = os.path.join("build", "cuguard_emulated", name.replace(".", "_"))
+    kwargs["include_dirs"] = _emulation_includes(os.path.abspath(os.path.join("build", "cuguard_cccl"))) + kwargs["include_dirs"]
     os.makedirs(folder, exist_ok=True)
     libraries = kwargs.pop("libraries", None) or []
     translated = _translated(sources, folder, own_includes) + ([_storage_source(folder)] if checks or sanitize else [])

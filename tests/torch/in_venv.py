@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 """Installs the checkout with pip into a fresh virtual environment (which sees the system's
-Torch and pytest) and runs the extensions' tests there (aten_style/, raw_pointers/), from
+Torch and pytest) and runs the extensions' tests there (aten_style/, raw_pointers/, idioms/), from
 outside the checkout, so that `import cuguard` is the installed package: what a user's
 `pip install <checkout>` gives. Each extension is built in WORKDIR.
 
@@ -27,10 +27,11 @@ if not where.startswith(str(venv)):
     sys.exit(f"cuguard imported from {where}, not from the virtual environment")
 print(f"cuguard installed at {pathlib.Path(where).parent}")
 env = dict(os.environ, CUGUARD_ATEN_STYLE_BUILD_DIR=str(work / "aten_style"),
-           CUGUARD_RAW_POINTERS_BUILD_DIR=str(work / "raw_pointers"))
+           CUGUARD_RAW_POINTERS_BUILD_DIR=str(work / "raw_pointers"), CUGUARD_IDIOMS_BUILD_DIR=str(work / "idioms"))
 env.pop("PYTHONPATH", None)
 sys.exit(subprocess.run([str(python), "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider",
                          str(root / "tests/torch/aten_style/test_aten_style.py"),
                          str(root / "tests/torch/raw_pointers/test_raw_pointers.py"),
                          str(root / "tests/torch/raw_pointers/test_ptr_adoption.py"),
-                         str(root / "tests/torch/raw_pointers/test_distributed.py")], cwd=work, env=env).returncode)
+                         str(root / "tests/torch/raw_pointers/test_distributed.py"),
+                         str(root / "tests/torch/idioms/test_idioms.py")], cwd=work, env=env).returncode)

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: Apache-2.0
+// Written as fused optimizers of the multi-tensor-apply kind are: a struct of raw pointers filled
+// on the host from a list of tensors (`void*` addresses, sizes), passed by value to a kernel
+// template that calls a functor, which casts the addresses back to `T*` and calls CUDA's math
+// functions unqualified as nvcc's global declarations let it (isfinite, rsqrtf, __expf, fmaf).
+// Only ATen's headers: the math functions come from CUDA, not from <cmath>.
+#include <ATen/ATen.h>
+#include <ATen/cuda/CUDAContext.h>
+
+#include <vector>
+
+constexpr int kMaxTensors = 4;
+constexpr int kChunk = 64;
+
+struct TensorListMetadata {
+  void* addresses[2][kMaxTensors];
+  int sizes[kMaxTensors];
+  int block_to_tensor[32];
+  int block_to_chunk[32];
+};
+
+template <typename T>
+struct ScaleFunctor {
+  __device__ void operator()(int chunk, TensorListMetadata& tl, int tensor, float scale, int* noop, int planted) {
+    const T* in = (T*)tl.addresses[0][tensor];
+    T* out = (T*)tl.addresses[1][tensor];
+    const int n = tl.sizes[tensor] - chunk * kChunk + planted; // planted = 1: one past the tensor's end
+    for (int i = threadIdx.x; i < n && i < kChunk; i += blockDim.x) {
+      const float v = static_cast<float>(in[chunk * kChunk + i]); // idioms: scale read
+      if (!isfinite(v)) *noop = 1;
+      // v * scale, through the functions CUDA code calls unqualified (rsqrtf(1) = 1, __expf(0) = 1).
+      out[chunk * kChunk + i] = static_cast<T>(fmaf(v * scale, rsqrtf(1.0f) * __expf(0.0f), 0.0f));
+    }
+  }
+};
+
+template <typename Functor>
+__global__ void multi_tensor_apply_kernel(TensorListMetadata tl, Functor f, float scale, int* noop, int planted) {
+  f(tl.block_to_chunk[blockIdx.x], tl, tl.block_to_tensor[blockIdx.x], scale, noop, planted);
+}
+
+// out[t] = in[t] * scale for every pair of tensors; returns 1 where an input held inf or NaN.
+int multi_tensor_scale(std::vector<at::Tensor> in, std::vector<at::Tensor> out, double scale, int64_t planted) {
+  TORCH_CHECK(in.size() == out.size() && in.size() <= kMaxTensors, "multi_tensor_scale: one output per input, at most ",
+              kMaxTensors);
+  TensorListMetadata tl{};
+  int blocks = 0;
+  for (size_t t = 0; t < in.size(); t++) {
+    tl.addresses[0][t] = in[t].data_ptr();
+    tl.addresses[1][t] = out[t].data_ptr();
+    tl.sizes[t] = static_cast<int>(in[t].numel());
+    for (int c = 0; c * kChunk < tl.sizes[t]; c++, blocks++) {
+      TORCH_CHECK(blocks < 32, "multi_tensor_scale: too many chunks");
+      tl.block_to_tensor[blocks] = static_cast<int>(t);
+      tl.block_to_chunk[blocks] = c;
+    }
+  }
+  auto noop = at::zeros({1}, in[0].options().dtype(at::kInt));
+  if (blocks == 0) return 0;
+  AT_DISPATCH_FLOATING_TYPES_AND_HALF(in[0].scalar_type(), "multi_tensor_scale", [&] {
+    multi_tensor_apply_kernel<<<blocks, 32, 0, at::cuda::getCurrentCUDAStream()>>>(
+        tl, ScaleFunctor<scalar_t>(), static_cast<float>(scale), noop.data_ptr<int>(), static_cast<int>(planted));
+  });
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
+  return noop.item<int>();
+}

@@ -1,0 +1,68 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Idioms of published extensions that emulation must take as nvcc does, each in a kernel written
+here in that style (rasterizer_style.cu, optimizer_style.cu), built unchanged by
+cuguard.torch.load with sanitize=True: the toolkit's headers included one by one
+(<device_launch_parameters.h>), CUB's umbrella header with its device-wide radix sort and scan and
+a block primitive, launches spelled `<< <` and `>> >`, a struct of `void*` cast back in a functor,
+and CUDA's math functions called unqualified with only ATen's headers included. Each op matches
+plain PyTorch with nothing reported; a planted overrun through the struct's pointer is reported."""
+import os
+import pathlib
+
+import pytest
+import torch
+
+import cuguard.torch
+
+HERE = pathlib.Path(__file__).resolve().parent
+DEVICE = cuguard.torch.device()
+
+
+@pytest.fixture(scope="module")
+def ops():
+    root = os.environ.get("CUGUARD_IDIOMS_BUILD_DIR") or str(HERE / "build")
+    sources = [HERE / "ops.cpp", HERE / "rasterizer_style.cu", HERE / "optimizer_style.cu"]
+    return cuguard.torch.load("cuguard_idioms", sources, build_directory=os.path.join(root, "idioms"), sanitize=True,
+                              verbose=False)
+
+
+def test_cub_device_scan_and_radix_sort_bin_items_as_a_rasterizer_does(ops):
+    gen = torch.Generator().manual_seed(7)
+    first = torch.randint(0, 40, (300,), generator=gen, dtype=torch.int32)
+    count = torch.randint(0, 4, (300,), generator=gen, dtype=torch.int32)
+    keys, values = ops.bin_items(first.to(DEVICE), count.to(DEVICE))
+    expected = sorted((int(first[i]) + t) << 32 | i for i in range(300) for t in range(int(count[i])))
+    assert keys.cpu().tolist() == expected
+    assert values.cpu().tolist() == [k & 0xFFFFFFFF for k in expected]
+
+
+def test_a_cub_block_scan_in_a_class_template_sums_each_block(ops):
+    x = torch.randn(300, generator=torch.Generator().manual_seed(8))
+    out = ops.block_prefix(x.to(DEVICE)).cpu()
+    expected = torch.cat([torch.cumsum(chunk, 0) for chunk in x.split(128)])
+    assert torch.allclose(out, expected, rtol=1e-5, atol=1e-5)
+
+
+def test_a_struct_of_void_pointers_scales_every_tensor_and_finds_inf(ops):
+    gen = torch.Generator().manual_seed(9)
+    inputs = [torch.randn(n, generator=gen) for n in (100, 64, 1)]
+    outputs = [torch.empty_like(t) for t in inputs]
+    assert ops.multi_tensor_scale([t.to(DEVICE) for t in inputs], outputs, 0.5, 0) == 0
+    for i, o in zip(inputs, outputs):
+        assert torch.equal(o, i * 0.5)
+    inputs[1][3] = float("inf")
+    assert ops.multi_tensor_scale(inputs, outputs, 0.5, 0) == 1
+
+
+def test_an_overrun_through_the_structs_pointer_is_reported_at_its_line(ops):
+    line = next(n for n, text in enumerate((HERE / "optimizer_style.cu").read_text().splitlines(), start=1)
+                if "idioms: scale read" in text)
+    inputs = [torch.randn(100)]
+    with pytest.raises(IndexError) as raised:
+        ops.multi_tensor_scale(inputs, [torch.empty(100)], 2.0, 1)  # the last chunk reads one past the input
+    report = str(raised.value)
+    assert report.startswith("cuguard: out-of-bounds")
+    assert f"optimizer_style.cu:{line}" in report
+    out = torch.empty(100)
+    assert ops.multi_tensor_scale(inputs, [out], 2.0, 0) == 0  # the next call works
+    assert torch.equal(out, inputs[0] * 2.0)
