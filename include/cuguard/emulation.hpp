@@ -92,6 +92,9 @@ inline constexpr int warpSize = 32;
 /// What the translator (python/cuguard/emulate.py) writes for __CUDA_ARCH__ in a conditional that
 /// selects device code (in a kernel's body, say): the emulated device's, an H100's 9.0.
 #define CUGUARD_DEVICE_CUDA_ARCH 900
+/// What the translator writes for __CUDACC__ in a .cu file and the headers translated with it:
+/// defined, as nvcc defines it for both passes of a .cu file.
+#define CUGUARD_IMPL_CUDACC 1
 /// CUB's device code picks its tuning policy by CUB_PTX_ARCH (0 in host code, its lowest policy),
 /// its host code by the device's PTX version (cudaFuncGetAttributes: the emulated device's 9.0):
 /// the emulated device's here too, so that both sides of a device-wide algorithm pick the same.

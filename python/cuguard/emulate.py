@@ -20,6 +20,8 @@ names the user's file, so reports and compiler errors point at it), in which
 * ``#include "file"`` names the file beside the user's source by its absolute path, or, where that
   file holds a launch or an ``extern __shared__`` array, its translation (written beside the
   output, as the source's is, its own includes likewise);
+* ``__CUDACC__`` reads as defined (``CUGUARD_IMPL_CUDACC``, which <cuguard/emulation.hpp> defines): nvcc
+  defines it for both passes of a .cu file;
 * ``__restrict__`` after a ``cuguard::ptr<T>`` (a ``T* __restrict__`` parameter renamed) is
   dropped: the qualifier cannot apply to a class (nvcc builds spell it ``CUGUARD_RESTRICT``);
 * with ``torch=True``, the tests of a tensor's device take the emulated device's meaning, the CPU
@@ -366,6 +368,18 @@ def _registrations(text, masked, torch):
     return edits
 
 
+_CUDACC = re.compile(r"\b__CUDACC__\b")
+CUDACC = "CUGUARD_IMPL_CUDACC"
+
+
+def _cudacc(masked):
+    """[(at, at + len, CUDACC)] for each __CUDACC__: nvcc defines it in both passes of a .cu file,
+    so the file's own code (and its headers', translated with it) reads it as defined, as
+    <cuguard/emulation.hpp> defines CUGUARD_IMPL_CUDACC; the toolkit's and other libraries'
+    headers keep their host compiler's paths."""
+    return [(m.start(), m.end(), CUDACC) for m in _CUDACC.finditer(masked)]
+
+
 _DEVICE = re.compile(r"\b(?:__global__|__device__)\b")
 _ARCH = re.compile(r"\b__CUDA_ARCH__\b")
 _CONDITIONAL = re.compile(r"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b", re.M)
@@ -604,10 +618,10 @@ def _device_tests(masked):
 
 def _needs_translation(text):
     """True if a header holds what only the translation makes C++: a launch, an extern __shared__
-    array, or a kernel (registered for cudaLaunchKernel)."""
+    array, a kernel (registered for cudaLaunchKernel), or a test of __CUDACC__."""
     masked = _mask(text)
     return next(_chevron_opens(masked), None) is not None or _EXTERN_SHARED.search(masked) is not None or _LAUNCH_CALL.search(masked) is not None \
-        or _GLOBAL.search(masked) is not None
+        or _GLOBAL.search(masked) is not None or _CUDACC.search(masked) is not None
 
 
 def _found(name, here, include_dirs):
@@ -679,7 +693,7 @@ def translate(text, path, torch=False, out_dir=None, headers=None, header=False,
     headers = [] if headers is None else headers
     masked = _mask(text)
     edits = sorted(_launches(text, masked, path, torch) + _argument_launches(text, masked, path, torch) + _registrations(text, masked, torch) + _device_arch(masked) + _asm_statements(text, masked) + _shared_alignas(masked) + _extern_shared(text, masked) + _shared_variables(text, masked)
-                   + _includes(text, path, out_dir, headers, torch, include_dirs) + _restricted_pointers(masked)
+                   + _includes(text, path, out_dir, headers, torch, include_dirs) + _restricted_pointers(masked) + _cudacc(masked)
                    + (_device_tests(masked) if torch else []))
     pieces = _edited(text, edits, path)
     where = _source_name(path)
@@ -779,12 +793,39 @@ def mark_cccl(text, path, pattern, mark):
         re.sub(pattern, lambda m: m.group(0) + mark, text)
 
 
+# The toolkit's headers (beside CCCL's folder) that declare the built-in variables for their host
+# pass (`extern const dim3 blockDim;`), which under emulation are the emulation's: copied without
+# those declarations (blank lines, so that lines stay), with their includers, whose quoted
+# includes then find the copies.
+_TOOLKIT_BUILTINS = re.compile(r"^[ \t]*extern[ \t]+const[ \t]+(?:dim3|uint3)[ \t]+(?:blockDim|threadIdx|blockIdx|gridDim)[ \t]*;",
+                               re.M)
+_TOOLKIT_COPIES = ("curand_mtgp32_kernel.h", "curand_kernel.h")
+
+
+def _shadow_toolkit(cccl, out_dir):
+    """The copies of _TOOLKIT_COPIES written into `out_dir` (the toolkit's include folder is
+    `cccl`'s parent where that is CCCL's own folder)."""
+    include = os.path.dirname(os.path.abspath(cccl)) if os.path.basename(os.path.abspath(cccl)) == "cccl" else cccl
+    written = []
+    for name in _TOOLKIT_COPIES:
+        path = os.path.join(include, name)
+        if not os.path.isfile(path):
+            continue
+        with open(path, encoding="utf-8") as f:
+            text = _TOOLKIT_BUILTINS.sub("", f.read())
+        target = os.path.join(out_dir, name)
+        _write_if_changed(target, f'#line 1 "{_source_name(path)}"\n' + text)
+        written.append(target)
+    return written
+
+
 def shadow_cccl(cccl, out_dir):
     """Writes into `out_dir` (to be searched before the toolkit's headers) the translate_ptx() copy of
     each CUB header under `cccl` that holds inline PTX, the translate() copy of each CUB or Thrust
     header that launches a kernel with <<<>>> (CUB's device-wide algorithms launch through one),
-    and libcu++'s headers marked (mark_cccl); the others are the toolkit's own."""
-    written = []
+    and libcu++'s headers marked (mark_cccl), and the toolkit's headers that declare the built-in
+    variables, without them (_shadow_toolkit); the others are the toolkit's own."""
+    written = _shadow_toolkit(cccl, out_dir)
     for header, (pattern, mark) in _CCCL_MARKS.items():
         path = os.path.join(cccl, header)
         if os.path.isfile(path):

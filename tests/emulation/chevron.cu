@@ -68,6 +68,9 @@ __global__ void add_to(cuguard::ptr<const T> __restrict__ from, cuguard::ptr<T> 
   if (i <= n) to[i] += from[i]; // (one past n: planted where n is the extent)
 }
 
+// A flag array polled through volatile pointers, as spin-waiting kernels take them.
+__global__ void copy_flags(const volatile int* from, volatile int* to) { to[threadIdx.x] = from[threadIdx.x] + 1; }
+
 template <typename T>
 struct ops {
   static __global__ void negate(T* v, int n) {
@@ -208,4 +211,25 @@ TEST_CASE("a runtime call's caller is named where the call ends its function") {
     caller = name;
   }
   CHECK(caller == "runtime_call_at_the_end");
+}
+
+TEST_CASE("a launch spelled as a formatter leaves it passes volatile pointers, as nvcc's does") {
+  int* from = nullptr;
+  int* to = nullptr;
+  REQUIRE(cudaMalloc(&from, 4 * sizeof(int)) == cudaSuccess);
+  REQUIRE(cudaMalloc(&to, 4 * sizeof(int)) == cudaSuccess);
+  const int values[4] = {1, 2, 3, 4};
+  REQUIRE(cudaMemcpy(from, values, sizeof values, cudaMemcpyHostToDevice) == cudaSuccess);
+  const volatile int* volatile_from = from;
+  volatile int* volatile_to = to;
+  copy_flags << <1, 4 >> > (volatile_from, volatile_to);
+  copy_flags<< /* the grid */ <1,
+      4>>
+      >(volatile_from, volatile_to);
+  int out[4] = {};
+  REQUIRE(cudaMemcpy(out, to, sizeof out, cudaMemcpyDeviceToHost) == cudaSuccess);
+  CHECK(out[0] == 2);
+  CHECK(out[3] == 5);
+  cudaFree(from);
+  cudaFree(to);
 }

@@ -324,3 +324,16 @@ def test_headers_in_the_builds_include_directories_are_followed(tmp_path):
     emulate.translate_file(str(tmp_path / "src" / "k.cu"), str(out / "k.cpp"), torch=True, include_dirs=dirs)
     launch = [p for p in out.iterdir() if p.name.startswith("launch.h.")]
     assert len(launch) == 1 and f'#include "{launch[0]}"' in (out / "k.cpp").read_text()
+
+
+def test_cudacc_reads_as_defined_in_a_cu_file_and_the_headers_translated_with_it(tmp_path):
+    text = "#ifdef __CUDACC__\n#define HD __host__ __device__\n#endif\n#if defined(__CUDACC__) && __CUDACC_VER_MAJOR__ > 11\n#endif\n"
+    out = body(text)
+    assert out.splitlines()[0] == "#ifdef CUGUARD_IMPL_CUDACC"
+    assert out.splitlines()[3] == "#if defined(CUGUARD_IMPL_CUDACC) && __CUDACC_VER_MAJOR__ > 11"
+    assert body("// __CUDACC__\nconst char* s = \"__CUDACC__\";\n") == "// __CUDACC__\nconst char* s = \"__CUDACC__\";\n"
+    (tmp_path / "common.h").write_text("#ifdef __CUDACC__\n__device__ int helper();\n#endif\n")
+    (tmp_path / "k.cu").write_text('#include "common.h"\n')
+    emulate.translate_file(str(tmp_path / "k.cu"), str(tmp_path / "out" / "k.cpp"))
+    (header,) = (tmp_path / "out").glob("common.h.*.h")
+    assert "#ifdef CUGUARD_IMPL_CUDACC" in header.read_text()

@@ -6,10 +6,14 @@
 
 std::vector<torch::Tensor> bin_items(torch::Tensor first, torch::Tensor count);
 torch::Tensor block_prefix(torch::Tensor x);
+torch::Tensor uniform(int64_t n, int64_t seed, torch::Tensor like);
+torch::Tensor optional_or_one(torch::Tensor opt, int64_t n);
 int multi_tensor_scale(std::vector<at::Tensor> in, std::vector<at::Tensor> out, double scale, int64_t planted);
 
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("bin_items", &bin_items, "(tile, item) keys of every item's tiles, sorted, and their items");
   m.def("block_prefix", &block_prefix, "inclusive prefix sums within each block of 128");
+  m.def("uniform", &uniform, "n uniform numbers in (0, 1] from cuRAND, one thread each");
+  m.def("optional_or_one", &optional_or_one, "opt[i], or 1 where opt is empty (a null pointer)");
   m.def("multi_tensor_scale", &multi_tensor_scale, "out[t] = in[t] * scale; 1 where an input is not finite");
 }

@@ -3,8 +3,10 @@
 // on the host from a list of tensors (`void*` addresses, sizes), passed by value to a kernel
 // template that calls a functor, which casts the addresses back to `T*` and calls CUDA's math
 // functions unqualified as nvcc's global declarations let it (isfinite, rsqrtf, __expf, fmaf).
-// Only ATen's headers: the math functions come from CUDA, not from <cmath>.
+// Only ATen's headers (its CUDA ones too: ApplyGridUtils.cuh's ATenCeilDiv): the math functions come
+// from CUDA, not from <cmath>.
 #include <ATen/ATen.h>
+#include <ATen/cuda/ApplyGridUtils.cuh>
 #include <ATen/cuda/CUDAContext.h>
 
 #include <vector>
@@ -49,10 +51,11 @@ int multi_tensor_scale(std::vector<at::Tensor> in, std::vector<at::Tensor> out, 
     tl.addresses[0][t] = in[t].data_ptr();
     tl.addresses[1][t] = out[t].data_ptr();
     tl.sizes[t] = static_cast<int>(in[t].numel());
-    for (int c = 0; c * kChunk < tl.sizes[t]; c++, blocks++) {
+    const auto chunks = at::cuda::ATenCeilDiv(static_cast<uint64_t>(tl.sizes[t]), static_cast<uint64_t>(kChunk));
+    for (uint64_t c = 0; c < chunks; c++, blocks++) {
       TORCH_CHECK(blocks < 32, "multi_tensor_scale: too many chunks");
       tl.block_to_tensor[blocks] = static_cast<int>(t);
-      tl.block_to_chunk[blocks] = c;
+      tl.block_to_chunk[blocks] = static_cast<int>(c);
     }
   }
   auto noop = at::zeros({1}, in[0].options().dtype(at::kInt));

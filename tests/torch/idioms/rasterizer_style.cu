@@ -3,12 +3,13 @@
 // (<device_launch_parameters.h> too), CUB's umbrella header, its device-wide radix sort and scan
 // over tensors' raw pointers with their temporary storage in a byte tensor, a CUB block primitive
 // in a class template, cooperative groups, and launches as a formatter leaves them
-// (`kernel << <grid, block >> > (...)`). Nothing of cuguard: built unchanged.
+// (`kernel << <grid, block >> > (...)`), cuRAND's device API. Nothing of cuguard: built unchanged.
 #include <cooperative_groups.h>
 #include <cub/cub.cuh>
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <cuda_runtime_api.h>
+#include <curand_kernel.h>
 #include <device_launch_parameters.h>
 #include <math_constants.h>
 #include <vector_types.h>
@@ -75,6 +76,34 @@ std::vector<torch::Tensor> bin_items(torch::Tensor first, torch::Tensor count) {
   cub::DeviceRadixSort::SortPairs(sort_temp.data_ptr(), sort_bytes, k_in, k_out, values.data_ptr<int>(),
                                   sorted_values.data_ptr<int>(), total);
   return {sorted_keys, sorted_values};
+}
+
+// One uniform number in (0, 1] per thread, from cuRAND's XORWOW state seeded per thread.
+__global__ void uniform_kernel(float* out, int n, unsigned long long seed) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  curandState state;
+  curand_init(seed, i, 0, &state);
+  out[i] = curand_uniform(&state);
+}
+
+torch::Tensor uniform(int64_t n, int64_t seed, torch::Tensor like) {
+  auto out = torch::empty({n}, like.options().dtype(torch::kFloat));
+  uniform_kernel<<<(static_cast<int>(n) + BLOCK - 1) / BLOCK, BLOCK>>>(out.data_ptr<float>(), static_cast<int>(n),
+                                                                       static_cast<unsigned long long>(seed));
+  return out;
+}
+
+// An optional input given as an empty tensor (`torch.Tensor([])`), tested as a null pointer.
+__global__ void optional_kernel(const float* opt, float* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = opt != nullptr ? opt[i] : 1.0f;
+}
+
+torch::Tensor optional_or_one(torch::Tensor opt, int64_t n) {
+  auto out = torch::empty({n}, opt.options().dtype(torch::kFloat));
+  optional_kernel<<<1, BLOCK>>>(opt.data_ptr<float>(), out.data_ptr<float>(), static_cast<int>(n));
+  return out;
 }
 
 torch::Tensor block_prefix(torch::Tensor x) {

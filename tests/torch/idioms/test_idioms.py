@@ -2,7 +2,7 @@
 """Idioms of published extensions that emulation must take as nvcc does, each in a kernel written
 here in that style (rasterizer_style.cu, optimizer_style.cu), built unchanged by
 cuguard.torch.load with sanitize=True: the toolkit's headers included one by one
-(<device_launch_parameters.h>), CUB's umbrella header with its device-wide radix sort and scan and
+(<device_launch_parameters.h>), cuRAND's device API, CUB's umbrella header with its device-wide radix sort and scan and
 a block primitive, launches spelled `<< <` and `>> >`, a struct of `void*` cast back in a functor,
 and CUDA's math functions called unqualified with only ATen's headers included. Each op matches
 plain PyTorch with nothing reported; a planted overrun through the struct's pointer is reported."""
@@ -41,6 +41,22 @@ def test_a_cub_block_scan_in_a_class_template_sums_each_block(ops):
     out = ops.block_prefix(x.to(DEVICE)).cpu()
     expected = torch.cat([torch.cumsum(chunk, 0) for chunk in x.split(128)])
     assert torch.allclose(out, expected, rtol=1e-5, atol=1e-5)
+
+
+def test_curand_device_api_draws_uniform_numbers_per_thread(ops):
+    like = torch.empty(0, device=DEVICE)
+    a = ops.uniform(300, 7, like).cpu()
+    assert bool(((a > 0) & (a <= 1)).all())
+    assert torch.equal(a, ops.uniform(300, 7, like).cpu())  # the same seed, the same numbers
+    assert len(set(a.tolist())) > 290  # each thread its own subsequence
+    assert not torch.equal(a, ops.uniform(300, 8, like).cpu())
+
+
+def test_an_empty_tensor_made_after_the_load_is_a_null_pointer_as_torch_gives_it(ops):
+    empty = torch.Tensor([]).to(DEVICE)  # (made after the extension wrapped the allocator)
+    assert torch.equal(ops.optional_or_one(empty, 5).cpu(), torch.ones(5))
+    x = torch.arange(5.0)
+    assert torch.equal(ops.optional_or_one(x.to(DEVICE), 5).cpu(), x)
 
 
 def test_a_struct_of_void_pointers_scales_every_tensor_and_finds_inf(ops):

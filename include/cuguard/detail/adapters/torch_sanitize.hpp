@@ -54,7 +54,10 @@ class tracking_allocator final : public c10::Allocator {
   // The storage's context is its data, as the default allocator's is (raw_allocate, which
   // oneDNN's glue uses, requires it): the block it belongs to is found from the first bytes of
   // the red zone before it, which only this allocator writes.
+  // A storage of no bytes is the wrapped allocator's (a null pointer, as Torch's CPU allocator
+  // gives it): kernels test an absent input as `p != nullptr`.
   c10::DataPtr allocate(std::size_t n) CUGUARD_IMPL_TORCH_ALLOCATE_CONST override {
+    if (n == 0) return inner_->allocate(0);
     c10::DataPtr inner = inner_->allocate(n + 2 * redzone);
     const c10::Device device = inner.device();
     auto* held = new held_block{std::move(inner), nullptr, n};

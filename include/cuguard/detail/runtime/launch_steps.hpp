@@ -180,8 +180,9 @@ void name_argument(P& arg, const launch_entry& e, int position, const char* para
     if constexpr (!std::is_void<element>::value) {
       if (pointer_argument_hook != nullptr && arg != nullptr) {
         const char* named = parameter_label(parameters, position);
-        pointer_argument_hook(arg, named != nullptr ? named : argument_label(e.kernel, position), type_name<element>::value,
-                              sizeof(element));
+        // (a volatile T* too: what the hook reads is the address)
+        pointer_argument_hook(const_cast<const element*>(arg), named != nullptr ? named : argument_label(e.kernel, position),
+                              type_name<element>::value, sizeof(element));
       }
     }
   }
