@@ -1,0 +1,483 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The recipes of scripts/corpus: how each published extension's setup.py builds it, and its ops.
+
+A recipe names the extension's checkout (``<owner>+<name>``), its modules (sources as paths or
+glob patterns relative to the checkout, include directories, the defines and flags its setup.py
+passes to the C++ compiler: the nvcc-only ones have no meaning under emulation) and, where the
+ops are known, a function from the loaded modules (a Python module, or None for a library whose
+ops are registered with TORCH_LIBRARY and reached through torch.ops) to the ops to run: each
+makes small CPU inputs, calls the op and, where one exists, gives the reference result (the
+extension's CPU implementation or a few lines of plain torch) for the same inputs.
+"""
+import dataclasses
+import glob
+import os
+from typing import Callable, Optional
+
+try:  # (torch is needed only where ops run; recipes are read without it too)
+    import torch
+    import torch.nn.functional as F
+except ImportError:  # pragma: no cover
+    torch = F = None
+
+
+@dataclasses.dataclass
+class Module:
+    name: str                     # the extension's name, dots made underscores (TORCH_EXTENSION_NAME)
+    sources: list                 # paths or glob patterns, relative to the checkout
+    include_dirs: list = dataclasses.field(default_factory=list)
+    cflags: list = dataclasses.field(default_factory=list)
+    ldflags: list = dataclasses.field(default_factory=list)
+    python_module: bool = True    # False: ops registered with TORCH_LIBRARY, loaded as a library
+    exclude: tuple = ()           # glob patterns the sources leave out
+    checkout: str = ""            # set by Recipe
+
+    def source_files(self):
+        """The sources, globs expanded in the checkout, relative to it."""
+        out = []
+        for pattern in self.sources:
+            if any(c in pattern for c in "*?["):
+                found = sorted(glob.glob(os.path.join(self.checkout, pattern), recursive=True))
+                out += [os.path.relpath(f, self.checkout) for f in found]
+            else:
+                out.append(pattern)
+        excluded = {os.path.relpath(f, self.checkout) for p in self.exclude
+                    for f in glob.glob(os.path.join(self.checkout, p), recursive=True)}
+        return [s for s in dict.fromkeys(out) if s not in excluded]
+
+    def cuda_sources(self):
+        return [s for s in self.source_files() if s.endswith(".cu")]
+
+    def empty_include_dirs(self):
+        """The include directories missing or empty in the checkout (git submodules not checked
+        out, typically)."""
+        paths = {d: os.path.join(self.checkout, d) for d in self.include_dirs}
+        return [d for d, path in paths.items() if not os.path.isdir(path) or not os.listdir(path)]
+
+
+@dataclasses.dataclass
+class Op:
+    name: str
+    inputs: Callable              # () -> tuple of arguments
+    call: Callable                # (*inputs) -> result
+    reference: Optional[Callable] = None   # (*inputs) -> expected result, or None
+    compare: Optional[Callable] = None     # (result, expected) -> bool; default: allclose / equal
+    module: Optional[str] = None           # the module whose build the op needs (where several)
+    rtol: float = 1e-4
+    atol: float = 1e-5
+
+
+@dataclasses.dataclass
+class Recipe:
+    key: str                      # <owner>+<name>: the checkout's folder
+    modules: list
+    ops: Optional[Callable] = None        # ({module name: loaded module}) -> [Op]
+    note: str = ""                # where the recipe differs from the extension's own build
+
+    def at(self, checkout):
+        for m in self.modules:
+            m.checkout = str(checkout)
+        return self
+
+
+# ---------------------------------------------------------------------------------------------
+# erikwijmans+Pointnet2_PyTorch (pointnet2_ops_lib)
+# ---------------------------------------------------------------------------------------------
+
+def _gather_last(points, idx):
+    """points[b, c, idx[b, ...]] for points (B, C, N) and int idx (B, ...)."""
+    b, c = points.shape[:2]
+    flat = idx.long().reshape(b, 1, -1).expand(b, c, -1)
+    return points.gather(2, flat).reshape(b, c, *idx.shape[1:])
+
+
+def _scatter_last(grad, idx, n):
+    b, c = grad.shape[:2]
+    flat = idx.long().reshape(b, 1, -1).expand(b, c, -1)
+    return torch.zeros(b, c, n).scatter_add_(2, flat, grad.reshape(b, c, -1))
+
+
+def _furthest_point_sampling(points, m):
+    b, n, _ = points.shape
+    out = torch.zeros(b, m, dtype=torch.int32)
+    for i in range(b):
+        dist = torch.full((n,), 1e10)
+        last = 0
+        for j in range(1, m):
+            dist = torch.minimum(dist, ((points[i] - points[i, last]) ** 2).sum(1))
+            last = int(dist.argmax())
+            out[i, j] = last
+    return out
+
+
+def _ball_query(new_xyz, xyz, radius, nsample):
+    b, m, _ = new_xyz.shape
+    out = torch.zeros(b, m, nsample, dtype=torch.int32)
+    for i in range(b):
+        d2 = ((new_xyz[i, :, None, :] - xyz[i, None, :, :]) ** 2).sum(-1)
+        for j in range(m):
+            inside = (d2[j] < radius * radius).nonzero().flatten()[:nsample]
+            if len(inside):
+                out[i, j, :] = int(inside[0])
+                out[i, j, :len(inside)] = inside.int()
+    return out
+
+
+def _three_nn(unknown, known):
+    d2 = ((unknown[:, :, None, :] - known[:, None, :, :]) ** 2).sum(-1)
+    dist, idx = d2.topk(3, dim=2, largest=False)
+    return dist, idx.int()
+
+
+def _three_interpolate(points, idx, weight):
+    return sum(_gather_last(points, idx[:, :, k]) * weight[:, None, :, k] for k in range(3))
+
+
+def _three_interpolate_grad(grad, idx, weight, m):
+    return sum(_scatter_last(grad * weight[:, None, :, k], idx[:, :, k], m) for k in range(3))
+
+
+def pointnet2_ops(mods):
+    e = mods["pointnet2_ops__ext"]
+    B, C, N, M, S = 2, 3, 32, 8, 4
+
+    def pts():
+        return torch.rand(B, N, 3)
+
+    def idx(*shape, n=N):
+        return torch.randint(0, n, (B, *shape), dtype=torch.int32)
+
+    def weights():
+        w = torch.rand(B, M, 3)
+        return w / w.sum(-1, keepdim=True)
+
+    return [
+        Op("gather_points", lambda: (torch.rand(B, C, N), idx(M)), e.gather_points, _gather_last),
+        Op("gather_points_grad", lambda: (torch.rand(B, C, M), idx(M), N), e.gather_points_grad, _scatter_last),
+        Op("furthest_point_sampling", lambda: (pts(), M), e.furthest_point_sampling, _furthest_point_sampling),
+        Op("three_nn", lambda: (torch.rand(B, M, 3), pts()), e.three_nn, _three_nn),
+        Op("three_interpolate", lambda: (torch.rand(B, C, N), idx(M, 3), weights()), e.three_interpolate,
+           _three_interpolate),
+        Op("three_interpolate_grad", lambda: (torch.rand(B, C, M), idx(M, 3), weights(), N),
+           e.three_interpolate_grad, _three_interpolate_grad),
+        Op("ball_query", lambda: (torch.rand(B, M, 3), pts(), 0.4, S), e.ball_query, _ball_query),
+        Op("group_points", lambda: (torch.rand(B, C, N), idx(M, S)), e.group_points, _gather_last),
+        Op("group_points_grad", lambda: (torch.rand(B, C, M, S), idx(M, S), N), e.group_points_grad,
+           _scatter_last),
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
+# rusty1s: pytorch_scatter, pytorch_spline_conv, pytorch_sparse (one module a csrc/*.cpp)
+# ---------------------------------------------------------------------------------------------
+
+def _openmp_flags():
+    """setup.py's OpenMP flags, given where torch's parallel backend is OpenMP."""
+    if torch is None:
+        return []
+    info = torch.__config__.parallel_info()
+    openmp = "backend: OpenMP" in info and "OpenMP not found" not in info
+    return ["-DAT_PARALLEL_OPENMP", "-fopenmp"] if openmp else []
+
+
+def _rusty1s(package, mains, cflags, defines, include_dirs=("csrc",)):
+    """The CUDA modules of a rusty1s package: csrc/<main>.cpp with csrc/cpu/<main>_cpu.cpp and
+    csrc/cuda/<main>_cuda.cu, named torch_<x>._<main>_cuda."""
+    modules = []
+    for main in mains:
+        sources = [f"csrc/{main}.cpp", f"csrc/cpu/{main}_cpu.cpp", f"csrc/cuda/{main}_cuda.cu"]
+        modules.append(Module(f"{package}__{main}_cuda", sources, list(include_dirs),
+                              cflags + _openmp_flags() + [f"-D{d}" for d in defines] + ["-DWITH_CUDA"],
+                              ["-s"], python_module=False))
+    return modules
+
+
+def _index(n, rows):
+    return torch.cat([torch.arange(rows), torch.randint(0, rows, (n - rows,))])
+
+
+def scatter_ops(mods):
+    ts = torch.ops.torch_scatter
+    E, F_, R = 10, 3, 4
+
+    def reduced(how, include_self=False, fill=0.0):
+        def ref(src, index, dim):
+            out = torch.full((R, src.shape[1]), fill)
+            return out.scatter_reduce_(0, index[:, None].expand_as(src), src, how, include_self=include_self)
+        return ref
+
+    def first(result, expected):
+        return torch.allclose(result[0], expected, rtol=1e-4, atol=1e-5)
+
+    def coo():
+        return torch.rand(E), _index(E, R).sort().values
+
+    def csr():
+        index = _index(E, R).sort().values
+        counts = torch.bincount(index, minlength=R)
+        return torch.rand(E), torch.cat([torch.zeros(1, dtype=torch.long), counts.cumsum(0)])
+
+    def by_segment(how):
+        def ref(src, index_or_ptr, *_):
+            index = index_or_ptr if len(index_or_ptr) == len(src) else \
+                torch.repeat_interleave(torch.arange(R), index_or_ptr.diff())
+            return torch.zeros(R).scatter_reduce_(0, index, src, how, include_self=False)
+        return ref
+
+    def gathered(src, index_or_ptr):
+        return src[index_or_ptr] if len(index_or_ptr) == E else src.repeat_interleave(index_or_ptr.diff())
+
+    def sc():
+        return torch.rand(E, F_), _index(E, R), 0
+
+    ops = [
+        Op("scatter_sum", sc, lambda s, i, d: ts.scatter_sum(s, i, d, None, None), reduced("sum")),
+        Op("scatter_mul", sc, lambda s, i, d: ts.scatter_mul(s, i, d, None, None), reduced("prod")),
+        Op("scatter_mean", sc, lambda s, i, d: ts.scatter_mean(s, i, d, None, None), reduced("mean")),
+        Op("scatter_min", sc, lambda s, i, d: ts.scatter_min(s, i, d, None, None), reduced("amin"), first),
+        Op("scatter_max", sc, lambda s, i, d: ts.scatter_max(s, i, d, None, None), reduced("amax"), first),
+        Op("segment_sum_coo", coo, lambda s, i: ts.segment_sum_coo(s, i, None, R), by_segment("sum")),
+        Op("segment_mean_coo", coo, lambda s, i: ts.segment_mean_coo(s, i, None, R), by_segment("mean")),
+        Op("segment_min_coo", coo, lambda s, i: ts.segment_min_coo(s, i, None, R), by_segment("amin"), first),
+        Op("segment_max_coo", coo, lambda s, i: ts.segment_max_coo(s, i, None, R), by_segment("amax"), first),
+        Op("gather_coo", lambda: (torch.rand(R), _index(E, R).sort().values),
+           lambda s, i: ts.gather_coo(s, i, None), lambda s, i: s[i]),
+        Op("segment_sum_csr", csr, lambda s, p: ts.segment_sum_csr(s, p, None), by_segment("sum")),
+        Op("segment_mean_csr", csr, lambda s, p: ts.segment_mean_csr(s, p, None), by_segment("mean")),
+        Op("segment_min_csr", csr, lambda s, p: ts.segment_min_csr(s, p, None), by_segment("amin"), first),
+        Op("segment_max_csr", csr, lambda s, p: ts.segment_max_csr(s, p, None), by_segment("amax"), first),
+        Op("gather_csr", lambda: (torch.rand(R), csr()[1]), lambda s, p: ts.gather_csr(s, p, None), gathered),
+    ]
+    for op in ops:
+        op.module = "torch_scatter__" + ("scatter" if op.name.startswith("scatter") else
+                                         "segment_" + op.name[-3:]) + "_cuda"
+    return ops
+
+
+def _spline_basis(pseudo, kernel_size, is_open_spline, degree):
+    """Degree 1 (linear) B-spline basis and weight indices, as the CUDA kernel computes them."""
+    E, D = pseudo.shape
+    S = 2 ** D
+    basis = torch.ones(E, S, dtype=pseudo.dtype)
+    wi = torch.zeros(E, S, dtype=torch.long)
+    offset = 1
+    for d in range(D):
+        k_mod = (torch.arange(S) // 2 ** d) % 2
+        v = pseudo[:, d] * (kernel_size[d] - is_open_spline[d].long())
+        wi += ((v.long()[:, None] + k_mod) % kernel_size[d]) * offset
+        offset *= int(kernel_size[d])
+        frac = (v - v.floor())[:, None]
+        basis *= torch.where(k_mod == 0, 1 - frac, frac)
+    return basis, wi
+
+
+def spline_conv_ops(mods):
+    ts = torch.ops.torch_spline_conv  # (its ops looked up when called: a module may be missing)
+    E, D, Cin, Cout = 6, 2, 3, 4
+    kernel_size = torch.tensor([3, 4])
+    is_open = torch.tensor([1, 0], dtype=torch.uint8)
+
+    def weighting_inputs():
+        basis, wi = _spline_basis(torch.rand(E, D), kernel_size, is_open, 1)
+        return torch.rand(E, Cin), torch.rand(int(kernel_size.prod()), Cin, Cout), basis, wi
+
+    def weighting(x, weight, basis, wi):
+        return torch.einsum("es,ei,esio->eo", basis, x, weight[wi])
+
+    return [
+        Op("spline_basis", lambda: (torch.rand(E, D), kernel_size, is_open, 1), lambda *a: ts.spline_basis(*a),
+           _spline_basis, module="torch_spline_conv__basis_cuda"),
+        Op("spline_weighting", weighting_inputs, lambda *a: ts.spline_weighting(*a), weighting,
+           module="torch_spline_conv__weighting_cuda"),
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
+# facebookresearch+detectron2 (detectron2/layers/csrc)
+# ---------------------------------------------------------------------------------------------
+
+def _axis_aligned_iou(a, b):
+    """IoU of boxes (x_center, y_center, w, h, angle 0)."""
+    def corners(x):
+        return x[:, 0] - x[:, 2] / 2, x[:, 1] - x[:, 3] / 2, x[:, 0] + x[:, 2] / 2, x[:, 1] + x[:, 3] / 2
+    ax0, ay0, ax1, ay1 = corners(a)
+    bx0, by0, bx1, by1 = corners(b)
+    w = (torch.minimum(ax1[:, None], bx1) - torch.maximum(ax0[:, None], bx0)).clamp(min=0)
+    h = (torch.minimum(ay1[:, None], by1) - torch.maximum(ay0[:, None], by0)).clamp(min=0)
+    inter = w * h
+    return inter / (a[:, 2:3] * a[:, 3:4] + (b[:, 2] * b[:, 3])[None] - inter)
+
+
+def _boxes(n):
+    xy, wh = torch.rand(n, 2) * 10, torch.rand(n, 2) * 4 + 1
+    return torch.cat([xy, wh, torch.zeros(n, 1)], 1)
+
+
+def _nms(boxes, scores, threshold):
+    order = scores.argsort(descending=True)
+    iou = _axis_aligned_iou(boxes, boxes)
+    keep = []
+    for i in order.tolist():
+        if all(iou[i, k] <= threshold for k in keep):
+            keep.append(i)
+    return torch.tensor(keep, dtype=torch.long)
+
+
+def detectron2_ops(mods):
+    c = mods["detectron2__C"]
+    d2 = torch.ops.detectron2
+    N, C, H, W, O, K = 2, 3, 8, 8, 4, 3
+
+    def deform_inputs():
+        x, w = torch.rand(N, C, H, W), torch.rand(O, C, K, K)
+        return x, w, torch.zeros(N, 2 * K * K, H - K + 1, W - K + 1)
+
+    def deform(x, w, offset):
+        out = x.new_empty(N, O, H - K + 1, W - K + 1)
+        c.deform_conv_forward(x, w, offset, out, x.new_empty(0), x.new_empty(0), K, K, 1, 1, 0, 0, 1, 1, 1, 1, N)
+        return out
+
+    def rois():
+        return torch.tensor([[0, 4.0, 4.0, 4.0, 3.0, 30.0], [1, 3.0, 5.0, 2.0, 5.0, -45.0]])
+
+    return [
+        Op("box_iou_rotated", lambda: (_boxes(5), _boxes(4)), lambda *a: d2.box_iou_rotated(*a), _axis_aligned_iou,
+           atol=1e-4),
+        Op("nms_rotated", lambda: (_boxes(12), torch.rand(12), 0.3), lambda *a: d2.nms_rotated(*a), _nms),
+        Op("roi_align_rotated_forward", lambda: (torch.rand(N, C, H, W), rois(), 1.0, 2, 2, 2),
+           lambda *a: d2.roi_align_rotated_forward(*a)),
+        Op("roi_align_rotated_backward", lambda: (torch.rand(2, C, 2, 2), rois(), 1.0, 2, 2, N, C, H, W, 2),
+           lambda *a: d2.roi_align_rotated_backward(*a)),
+        Op("deform_conv_forward (zero offsets: conv2d)", deform_inputs, deform,
+           lambda x, w, _: F.conv2d(x, w), rtol=1e-4, atol=1e-4),
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
+# Dao-AILab+causal-conv1d
+# ---------------------------------------------------------------------------------------------
+
+def _causal_conv1d(x, weight, bias, silu):
+    out = F.conv1d(x, weight[:, None, :], bias, padding=weight.shape[1] - 1, groups=x.shape[1])[..., :x.shape[2]]
+    return F.silu(out) if silu else out
+
+
+def causal_conv1d_ops(mods):
+    c = mods["causal_conv1d_cuda"]
+    B, D, L, W = 2, 8, 16, 4
+
+    def fwd(x, weight, bias, silu):
+        out = torch.empty_like(x)
+        c.causal_conv1d_fwd(x, weight, bias, None, None, out, None, silu)
+        return out
+
+    def bwd(x, weight, bias, dout):
+        dx, dweight, dbias = torch.empty_like(x), torch.zeros_like(weight), torch.zeros_like(bias)
+        c.causal_conv1d_bwd(x, weight, bias, dout, None, None, None, dx, dweight, dbias, None, True)
+        return dx, dweight, dbias
+
+    def bwd_ref(x, weight, bias, dout):
+        x, weight, bias = (t.clone().requires_grad_() for t in (x, weight, bias))
+        _causal_conv1d(x, weight, bias, True).backward(dout)
+        return x.grad, weight.grad, bias.grad
+
+    def update(x, state, weight, bias):
+        out = torch.empty_like(x)
+        c.causal_conv1d_update(x, state, weight, bias, out, False, None, None)
+        return out, state
+
+    def update_ref(x, state, weight, bias):
+        full = torch.cat([state, x], -1)
+        out = F.conv1d(full, weight[:, None, :], bias, groups=D)[..., -x.shape[2]:]
+        return out, full[..., -state.shape[2]:]
+
+    def inputs():
+        return torch.rand(B, D, L), torch.rand(D, W), torch.rand(D)
+
+    return [
+        Op("causal_conv1d_fwd", lambda: (*inputs(), False), fwd, _causal_conv1d),
+        Op("causal_conv1d_fwd (silu)", lambda: (*inputs(), True), fwd, _causal_conv1d),
+        Op("causal_conv1d_bwd (silu)", lambda: (*inputs(), torch.rand(B, D, L)), bwd, bwd_ref, atol=1e-4),
+        Op("causal_conv1d_update", lambda: (torch.rand(B, D, 1), torch.rand(B, D, W - 1), torch.rand(D, W),
+                                            torch.rand(D)), update, update_ref),
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
+# The recipes
+# ---------------------------------------------------------------------------------------------
+
+def _recipes():
+    pn2 = "pointnet2_ops_lib/pointnet2_ops/_ext-src"
+    d2 = "detectron2/layers/csrc"
+    recipes = [
+        Recipe("erikwijmans+Pointnet2_PyTorch", [
+            Module("pointnet2_ops__ext", [f"{pn2}/src/*.cpp", f"{pn2}/src/*.cu"], [f"{pn2}/include"], ["-O3"])],
+            pointnet2_ops),
+        Recipe("rusty1s+pytorch_spline_conv", _rusty1s("torch_spline_conv", ["basis", "weighting"],
+                                                         ["-O2", "-Wno-sign-compare"], []), spline_conv_ops),
+        Recipe("rusty1s+pytorch_scatter", _rusty1s("torch_scatter", ["scatter", "segment_coo", "segment_csr"],
+                                                     ["-O3", "-Wno-sign-compare"], ["WITH_PYTHON"]), scatter_ops),
+        Recipe("facebookresearch+detectron2", [
+            Module("detectron2__C", [f"{d2}/vision.cpp", f"{d2}/**/*.cpp", f"{d2}/**/*.cu", f"{d2}/*.cu"], [d2],
+                   ["-DWITH_CUDA"])], detectron2_ops),
+        Recipe("Dao-AILab+causal-conv1d", [
+            Module("causal_conv1d_cuda", ["csrc/causal_conv1d.cpp", "csrc/causal_conv1d_fwd.cu",
+                                          "csrc/causal_conv1d_bwd.cu", "csrc/causal_conv1d_update.cu"],
+                   ["csrc"], ["-O3"])], causal_conv1d_ops),
+        # Compile counts only (no ops yet).
+        Recipe("rusty1s+pytorch_sparse", _rusty1s("torch_sparse", ["convert", "diag", "rw", "spmm"],
+                                                    ["-O3", "-Wno-sign-compare"], ["WITH_PYTHON"],
+                                                    ["csrc", "third_party/parallel-hashmap"])),
+        Recipe("state-spaces+mamba", [
+            Module("selective_scan_cuda", ["csrc/selective_scan/selective_scan.cpp", "csrc/selective_scan/*.cu"],
+                   ["csrc/selective_scan"], ["-O3", "-std=c++17"])]),
+        Recipe("NVlabs+nvdiffrast", [
+            Module("_nvdiffrast_c", ["csrc/common/*.cpp", "csrc/common/*.cu", "csrc/common/cudaraster/impl/*.cpp",
+                                     "csrc/common/cudaraster/impl/*.cu", "csrc/torch/*.cpp"], [],
+                   ["-DNVDR_TORCH"], ["-lcuda", "-lnvrtc"])]),
+        Recipe("graphdeco-inria+diff-gaussian-rasterization", [
+            Module("diff_gaussian_rasterization__C", ["cuda_rasterizer/*.cu", "rasterize_points.cu", "ext.cpp"],
+                   ["third_party/glm"])]),
+        Recipe("open-mmlab+OpenPCDet", [
+            Module("pcdet_ops", ["pcdet/ops/**/*.cpp", "pcdet/ops/**/*.cu"], [])],
+            note="its 8 modules' sources as one module"),
+        Recipe("mit-han-lab+torchsparse", [
+            Module("torchsparse_backend", ["torchsparse/backend/pybind_cuda.cu",
+                                           "torchsparse/backend/**/*_cpu.cpp",
+                                           "torchsparse/backend/**/*_cuda.cu"], [],
+                   ["-g", "-O3", "-fopenmp", "-lgomp"])]),
+        Recipe("bitsandbytes-foundation+bitsandbytes", [
+            Module("bitsandbytes_cuda", ["csrc/*.cu", "csrc/*.cpp"], ["csrc", "include"], ["-DBUILD_CUDA"])],
+            note="built by CMake upstream (a C library, not a torch extension): csrc/ with BUILD_CUDA"),
+        Recipe("NVlabs+tiny-cuda-nn", [
+            Module("tinycudann_bindings__80_C",
+                   ["bindings/torch/tinycudann/bindings.cpp", "dependencies/fmt/src/format.cc",
+                    "dependencies/fmt/src/os.cc"]
+                   + [f"src/{f}.cu" for f in ("cpp_api", "common_host", "encoding", "object", "rtc_kernel",
+                                              "network", "cutlass_mlp", "fully_fused_mlp")],
+                   ["include", "dependencies", "dependencies/cutlass/include",
+                    "dependencies/cutlass/tools/util/include", "dependencies/fmt/include"],
+                   ["-std=c++17", "-DTCNN_PARAMS_UNALIGNED", "-DTCNN_RTC", "-DTCNN_RTC_USE_FAST_MATH",
+                    "-DTCNN_HALF_PRECISION=1", "-DTCNN_MIN_GPU_ARCH=80"], ["-lcuda", "-lnvrtc"])],
+            note="bindings/torch/setup.py's module for compute capability 80"),
+        Recipe("NVIDIA+apex", [
+            Module("apex_csrc", ["csrc/*.cu", "csrc/*.cpp"], ["csrc"], ["-O3"])],
+            note="csrc/ only, as one module (setup.py has 31 opt-in extensions)"),
+        Recipe("open-mmlab+mmcv", [
+            Module("mmcv__ext", ["mmcv/ops/csrc/pytorch/*.cpp", "mmcv/ops/csrc/pytorch/cpu/*.cpp",
+                                 "mmcv/ops/csrc/pytorch/cuda/*.cu", "mmcv/ops/csrc/pytorch/cuda/*.cpp"],
+                   ["mmcv/ops/csrc/common", "mmcv/ops/csrc/common/cuda"], ["-DMMCV_WITH_CUDA", "-std=c++17"])]),
+        Recipe("facebookresearch+pytorch3d", [
+            Module("pytorch3d__C", ["pytorch3d/csrc/**/*.cpp", "pytorch3d/csrc/**/*.cu"], ["pytorch3d/csrc"],
+                   ["-DWITH_CUDA", "-std=c++17"])]),
+        Recipe("facebookresearch+xformers", [
+            Module("xformers__C", ["xformers/csrc/**/*.cpp", "xformers/csrc/**/*.cu"],
+                   ["xformers/csrc", "third_party/cutlass/include", "third_party/cutlass/examples"],
+                   ["-O3", "-std=c++17"], exclude=("xformers/csrc/**/hip_fmha/**",))],
+            note="xformers/csrc without the HIP sources"),
+    ]
+    return {r.key: r for r in recipes}
+
+
+RECIPES = _recipes()
