@@ -71,11 +71,13 @@ CUGUARD_IMPL_END_NAMESPACE
   inline TO NAME(FROM x) noexcept {                                                                   \
     return ::cuguard::detail::device_math::to_integer<TO>(static_cast<double>(x), MODE);             \
   }
-#define CUGUARD_IMPL_TO_INTEGER(NAME, FROM, TO)                                                       \
-  CUGUARD_IMPL_TO_INTEGER_ONE(NAME##_rn, FROM, TO, FE_TONEAREST)                                      \
-  CUGUARD_IMPL_TO_INTEGER_ONE(NAME##_rz, FROM, TO, FE_TOWARDZERO)                                     \
-  CUGUARD_IMPL_TO_INTEGER_ONE(NAME##_ru, FROM, TO, FE_UPWARD)                                         \
-  CUGUARD_IMPL_TO_INTEGER_ONE(NAME##_rd, FROM, TO, FE_DOWNWARD)
+// NAME_rn, _rz, _ru and _rd, each ONE(NAME_mode, FROM, TO, the mode).
+#define CUGUARD_IMPL_FOUR_MODES(ONE, NAME, FROM, TO)                                                  \
+  ONE(NAME##_rn, FROM, TO, FE_TONEAREST)                                                              \
+  ONE(NAME##_rz, FROM, TO, FE_TOWARDZERO)                                                             \
+  ONE(NAME##_ru, FROM, TO, FE_UPWARD)                                                                 \
+  ONE(NAME##_rd, FROM, TO, FE_DOWNWARD)
+#define CUGUARD_IMPL_TO_INTEGER(NAME, FROM, TO) CUGUARD_IMPL_FOUR_MODES(CUGUARD_IMPL_TO_INTEGER_ONE, NAME, FROM, TO)
 CUGUARD_IMPL_TO_INTEGER(__float2int, float, int)
 CUGUARD_IMPL_TO_INTEGER(__float2uint, float, unsigned int)
 CUGUARD_IMPL_TO_INTEGER(__float2ll, float, long long int)
@@ -93,11 +95,7 @@ CUGUARD_IMPL_TO_INTEGER(__double2ull, double, unsigned long long int)
   inline TO NAME(FROM x) noexcept {                                                                   \
     return ::cuguard::detail::device_math::in_mode(MODE, ::cuguard::detail::device_math::convert_to<TO>{}, x); \
   }
-#define CUGUARD_IMPL_CONVERT(NAME, FROM, TO)                                                          \
-  CUGUARD_IMPL_CONVERT_ONE(NAME##_rn, FROM, TO, FE_TONEAREST)                                         \
-  CUGUARD_IMPL_CONVERT_ONE(NAME##_rz, FROM, TO, FE_TOWARDZERO)                                        \
-  CUGUARD_IMPL_CONVERT_ONE(NAME##_ru, FROM, TO, FE_UPWARD)                                            \
-  CUGUARD_IMPL_CONVERT_ONE(NAME##_rd, FROM, TO, FE_DOWNWARD)
+#define CUGUARD_IMPL_CONVERT(NAME, FROM, TO) CUGUARD_IMPL_FOUR_MODES(CUGUARD_IMPL_CONVERT_ONE, NAME, FROM, TO)
 CUGUARD_IMPL_CONVERT(__int2float, int, float)
 CUGUARD_IMPL_CONVERT(__uint2float, unsigned int, float)
 CUGUARD_IMPL_CONVERT(__ll2float, long long int, float)
@@ -108,6 +106,7 @@ CUGUARD_IMPL_CONVERT(__double2float, double, float)
 #undef CUGUARD_IMPL_CONVERT
 #undef CUGUARD_IMPL_CONVERT_ONE
 #undef CUGUARD_IMPL_TO_INTEGER_ONE
+#undef CUGUARD_IMPL_FOUR_MODES
 /// Exact: every int is a double.
 inline double __int2double_rn(int x) noexcept { return static_cast<double>(x); }
 /// Exact: every unsigned int is a double.
