@@ -15,7 +15,9 @@ names the user's file, so reports and compiler errors point at it), in which
   inside a lambda (AT_DISPATCH); a kernel given by an expression, or a launch outside every
   function, is ``::cuguard::detail::chevron<Launch>(kernel, site, ...)(args)``;
 * ``extern __shared__ T name[];`` becomes the block's dynamic shared memory
-  (``T* const name = ::cuguard::dynamic_shared<T>();`` in a function; at namespace scope an
+  (``T (&name)[] = *reinterpret_cast<T (*)[]>(::cuguard::dynamic_shared<T>());`` in a function, a
+  reference to the array as nvcc's is one, so that ``reinterpret_cast<S&>(name)`` reads it, or a
+  ``T* const`` where a lambda of the block captures by copy; at namespace scope an
   object that converts to ``T*``);
 * ``#include "file"`` names the file beside the user's source by its absolute path, or, where that
   file holds a launch or an ``extern __shared__`` array, its translation (written beside the
@@ -111,8 +113,8 @@ def _match_back(masked, close_at, open_ch, close_ch):
 def _kernel_start(masked, end):
     """Where the kernel expression that ends before `end` (the <<<) starts: an id-expression with
     template arguments (ns::kernel<T, 4>, ::k) or a parenthesized expression; -1 if none."""
-    def back_over_space(k):
-        while k > 0 and masked[k - 1].isspace():
+    def back_over_space(k):  # (and over a macro's line continuations)
+        while k > 0 and (masked[k - 1].isspace() or (masked[k - 1] == "\\" and masked[k:k + 1] == "\n")):
             k -= 1
         return k
 
@@ -475,6 +477,23 @@ def _namespace_scope(masked, at):
     return all(stack)
 
 
+def _enclosing_block(masked, at):
+    """The text of the innermost brace block around `at` (from its `{` to its `}`)."""
+    depth = 0
+    for k in range(at - 1, -1, -1):
+        if masked[k] == "}":
+            depth += 1
+        elif masked[k] == "{":
+            if depth == 0:
+                end = _match_forward(masked, k, "{", "}")
+                return masked[k:end + 1 if end >= 0 else len(masked)]
+            depth -= 1
+    return masked
+
+
+_COPY_CAPTURE = re.compile(r"\[\s*=")
+
+
 def _extern_shared(text, masked):
     edits = []
     for m in _EXTERN_SHARED.finditer(masked):
@@ -484,8 +503,13 @@ def _extern_shared(text, masked):
         newlines = "\n" * text.count("\n", m.start(), m.end())
         if _namespace_scope(masked, m.start()):
             new = f"static ::cuguard::detail::dynamic_shared_array<{element}> {name};"
-        else:
+        elif _COPY_CAPTURE.search(_enclosing_block(masked, m.start())):
+            # (a lambda capturing by copy: a pointer, which it can copy)
             new = f"{element}* const {name} = ::cuguard::dynamic_shared<{element}>();"
+        else:
+            # A reference to an array of unknown bound, as the array is: `reinterpret_cast<T&>(name)`
+            # reads the shared memory (CUB's TempStorage over it), not a pointer to it.
+            new = f"{element} (&{name})[] = *reinterpret_cast<{element} (*)[]>(::cuguard::dynamic_shared<{element}>());"
         edits.append((m.start(), m.end(), new + newlines))
     return edits
 
@@ -851,6 +875,39 @@ def shadow_cccl(cccl, out_dir):
                 target = os.path.join(out_dir, os.path.relpath(path, cccl))
                 _write_if_changed(target, translated)
                 written.append(target)
+    return written
+
+
+# Torch's CUDA headers, where an extension's .cu may include one that launches a kernel
+# (<ATen/cuda/CUDAApplyUtils.cuh>: CUDA_tensor_apply2).
+_TORCH_CUDA_FOLDERS = ("ATen/cuda", "ATen/native/cuda")
+
+
+def shadow_torch(torch_include, out_dir):
+    """Writes into `out_dir` (to be searched before Torch's headers) the translate() copy of each
+    header of Torch's CUDA folders under `torch_include` that launches a kernel with <<<>>>, as
+    shadow_cccl does for CUB's; a header the translator cannot read is left as it is (its
+    compiler error names it)."""
+    written = []
+    for sub in _TORCH_CUDA_FOLDERS:
+        folder = os.path.join(torch_include, sub)
+        if not os.path.isdir(folder):
+            continue
+        for name in sorted(os.listdir(folder)):
+            path = os.path.join(folder, name)
+            if not name.endswith((".cuh", ".h")) or not os.path.isfile(path):
+                continue
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+            if next(_chevron_opens(_mask(text)), None) is None:
+                continue
+            try:
+                translated = "#include <cuguard/detail/runtime/chevron.hpp>\n" + translate(text, path, torch=True, header=True)
+            except TranslationError:
+                continue
+            target = os.path.join(out_dir, sub, name)
+            _write_if_changed(target, translated)
+            written.append(target)
     return written
 
 

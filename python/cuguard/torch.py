@@ -27,7 +27,7 @@ import types
 import torch as _torch
 
 from . import cuda_home, get_include
-from .emulate import shadow_cccl, translate_file, translate_host_file
+from .emulate import shadow_cccl, shadow_torch, translate_file, translate_host_file
 
 # (Quietly: without a CUDA build of Torch the import prints that no CUDA runtime was found.)
 with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
@@ -63,10 +63,13 @@ def _aten_cuda_include():
 
 def _emulation_includes(folder):
     """The include directories an emulated build searches before the extension's and Torch's:
-    ATen's CUDA host API with its CPU meaning, and (in `folder`) CUB's and Thrust's headers that
-    hold inline PTX or a <<<>>> launch, translated as cuguard_emulate translates them (the toolkit's
-    other CCCL headers are its own)."""
+    ATen's CUDA host API with its CPU meaning, and (in `folder`) Torch's CUDA headers that launch a
+    kernel (CUDAApplyUtils.cuh) and CUB's and Thrust's headers that hold inline PTX or a <<<>>>
+    launch, translated as cuguard_emulate translates them (the other headers are their own)."""
     dirs = [_aten_cuda_include()]
+    torch_include = _cpp.include_paths()[0]
+    if shadow_torch(torch_include, os.path.join(folder, "torch")):
+        dirs.append(os.path.join(folder, "torch"))
     home = cuda_home()
     cccl = next((os.path.join(home, sub) for sub in ("include/cccl", "include")
                  if home is not None and os.path.isfile(os.path.join(home, sub, "cub", "cub.cuh"))), None)

@@ -86,6 +86,12 @@ def test_chevrons_are_read_however_nvcc_reads_them():
     text = "#define RUN(kernel, n) \\\n  kernel<< \\\n  <1, n>>>(x)\nint after;\n"
     out = body(text)
     assert out.splitlines() == [f"#define RUN(kernel, n) \\", f"  {named('kernel')}\\", f", {SITE}, 1, n)(x)", "int after;"]
+    # A macro whose kernel's name and chevrons are on lines of their own.
+    text = "#define CASE(T) \\\n  k<Op,   \\\n    T>  \\\n   <<<g, b>>>(x); \\\n  check();\nint after;\n"
+    out = body(text)
+    assert out.count("\n") == text.count("\n")
+    assert out.splitlines()[1].startswith(f"  {named('k<Op, T>')}")
+    assert out.splitlines()[4:] == ["  check();", "int after;"]
     # A template's operator<< is no launch.
     text = "template <class T> std::ostream& operator<< <T>(std::ostream& o, const V<T>& v);\n"
     assert body(text) == text
@@ -104,11 +110,14 @@ def test_torch_launches_go_through_cuguard_torch():
 
 def test_extern_shared_becomes_dynamic_shared_memory():
     inside = body("__global__ void k() {\n  extern __shared__ __align__(16) unsigned char smem[];\n}\n")
-    assert "unsigned char* const smem = ::cuguard::dynamic_shared<unsigned char>();" in inside
+    assert "unsigned char (&smem)[] = *reinterpret_cast<unsigned char (*)[]>(::cuguard::dynamic_shared<unsigned char>());" \
+        in inside
+    copied = body("__global__ void k() {\n  extern __shared__ float s[];\n  auto f = [=] { return s[0]; };\n}\n")
+    assert "float* const s = ::cuguard::dynamic_shared<float>();" in copied  # (a lambda copies a pointer)
     outside = body("namespace a {\nextern __shared__ float tile[];\n}\n")
     assert "static ::cuguard::detail::dynamic_shared_array<float> tile;" in outside
     after_type = body("__device__ void f() {\n  extern double __shared__ sdata[];\n}\n")  # the samples' order
-    assert "double* const sdata = ::cuguard::dynamic_shared<double>();" in after_type
+    assert "double (&sdata)[] = *reinterpret_cast<double (*)[]>(::cuguard::dynamic_shared<double>());" in after_type
 
 
 def test_each_shared_variable_is_listed_by_name_on_its_line():

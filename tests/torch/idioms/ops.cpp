@@ -5,14 +5,16 @@
 #include <vector>
 
 std::vector<torch::Tensor> bin_items(torch::Tensor first, torch::Tensor count);
-torch::Tensor block_prefix(torch::Tensor x);
+torch::Tensor block_prefix(torch::Tensor x, bool dynamic);
 torch::Tensor uniform(int64_t n, int64_t seed, torch::Tensor like);
 torch::Tensor optional_or_one(torch::Tensor opt, int64_t n);
 int multi_tensor_scale(std::vector<at::Tensor> in, std::vector<at::Tensor> out, double scale, int64_t planted);
+at::Tensor apply_multiply(at::Tensor a, at::Tensor b);
 
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("bin_items", &bin_items, "(tile, item) keys of every item's tiles, sorted, and their items");
-  m.def("block_prefix", &block_prefix, "inclusive prefix sums within each block of 128");
+  m.def("block_prefix", &block_prefix, "inclusive prefix sums within each block of 128 (dynamic: over dynamic shared memory)");
+  m.def("apply_multiply", &apply_multiply, "a * b through ATen's CUDA_tensor_apply2");
   m.def("uniform", &uniform, "n uniform numbers in (0, 1] from cuRAND, one thread each");
   m.def("optional_or_one", &optional_or_one, "opt[i], or 1 where opt is empty (a null pointer)");
   m.def("multi_tensor_scale", &multi_tensor_scale, "out[t] = in[t] * scale; 1 where an input is not finite");

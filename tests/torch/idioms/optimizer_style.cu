@@ -3,10 +3,11 @@
 // on the host from a list of tensors (`void*` addresses, sizes), passed by value to a kernel
 // template that calls a functor, which casts the addresses back to `T*` and calls CUDA's math
 // functions unqualified as nvcc's global declarations let it (isfinite, rsqrtf, __expf, fmaf).
-// Only ATen's headers (its CUDA ones too: ApplyGridUtils.cuh's ATenCeilDiv): the math functions come
-// from CUDA, not from <cmath>.
+// Only ATen's headers (its CUDA ones too: ApplyGridUtils.cuh's ATenCeilDiv, CUDAApplyUtils.cuh's
+// pointwise apply, which launches with <<<>>>): the math functions come from CUDA, not from <cmath>.
 #include <ATen/ATen.h>
 #include <ATen/cuda/ApplyGridUtils.cuh>
+#include <ATen/cuda/CUDAApplyUtils.cuh>
 #include <ATen/cuda/CUDAContext.h>
 
 #include <vector>
@@ -66,4 +67,11 @@ int multi_tensor_scale(std::vector<at::Tensor> in, std::vector<at::Tensor> out, 
   });
   C10_CUDA_KERNEL_LAUNCH_CHECK();
   return noop.item<int>();
+}
+
+// out = a * b elementwise through ATen's own pointwise apply (a <<<>>> launch in Torch's header).
+at::Tensor apply_multiply(at::Tensor a, at::Tensor b) {
+  auto out = a.clone();
+  at::cuda::CUDA_tensor_apply2<float, float>(out, b, [] __device__(float& x, const float& y) { x *= y; });
+  return out;
 }

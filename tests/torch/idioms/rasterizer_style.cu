@@ -2,7 +2,7 @@
 // Written as differentiable rasterizers are: the toolkit's headers included one by one
 // (<device_launch_parameters.h> too), CUB's umbrella header, its device-wide radix sort and scan
 // over tensors' raw pointers with their temporary storage in a byte tensor, a CUB block primitive
-// in a class template, cooperative groups, and launches as a formatter leaves them
+// in a class template and over dynamic shared memory, cooperative groups, and launches as a formatter leaves them
 // (`kernel << <grid, block >> > (...)`), cuRAND's device API. Nothing of cuguard: built unchanged.
 #include <cooperative_groups.h>
 #include <cub/cub.cuh>
@@ -48,6 +48,18 @@ struct BlockPrefix {
 };
 
 __global__ void block_prefix_kernel(const float* in, float* out, int n) { BlockPrefix<BLOCK>::run(in, out, n); }
+
+// The same with BlockScan's TempStorage laid over dynamic shared memory, as selective-scan kernels
+// write it (`reinterpret_cast<TempStorage&>(smem_)`).
+__global__ void block_prefix_dynamic_kernel(const float* in, float* out, int n) {
+  using BlockScan = cub::BlockScan<float, BLOCK>;
+  extern __shared__ char smem_[];
+  auto& temp = reinterpret_cast<typename BlockScan::TempStorage&>(smem_);
+  const int i = blockIdx.x * BLOCK + threadIdx.x;
+  float v = i < n ? in[i] : 0.0f;
+  BlockScan(temp).InclusiveSum(v, v);
+  if (i < n) out[i] = v;
+}
 
 // The keys and values of every (item, tile) pair, sorted by key: CUB's DeviceScan of the counts,
 // the duplication, then CUB's DeviceRadixSort, each sized first with a null temporary storage.
@@ -106,10 +118,14 @@ torch::Tensor optional_or_one(torch::Tensor opt, int64_t n) {
   return out;
 }
 
-torch::Tensor block_prefix(torch::Tensor x) {
+torch::Tensor block_prefix(torch::Tensor x, bool dynamic) {
   const int n = static_cast<int>(x.numel());
   auto out = torch::empty_like(x);
-  block_prefix_kernel<<< (n + BLOCK - 1) / BLOCK,
-                         BLOCK >>>(x.data_ptr<float>(), out.data_ptr<float>(), n);
+  if (dynamic)
+    block_prefix_dynamic_kernel<<<(n + BLOCK - 1) / BLOCK, BLOCK, sizeof(cub::BlockScan<float, BLOCK>::TempStorage)>>>(
+        x.data_ptr<float>(), out.data_ptr<float>(), n);
+  else
+    block_prefix_kernel<<< (n + BLOCK - 1) / BLOCK,
+                           BLOCK >>>(x.data_ptr<float>(), out.data_ptr<float>(), n);
   return out;
 }

@@ -2,10 +2,12 @@
 """Idioms of published extensions that emulation must take as nvcc does, each in a kernel written
 here in that style (rasterizer_style.cu, optimizer_style.cu), built unchanged by
 cuguard.torch.load with sanitize=True: the toolkit's headers included one by one
-(<device_launch_parameters.h>), cuRAND's device API, CUB's umbrella header with its device-wide radix sort and scan and
-a block primitive, launches spelled `<< <` and `>> >`, a struct of `void*` cast back in a functor,
-and CUDA's math functions called unqualified with only ATen's headers included. Each op matches
-plain PyTorch with nothing reported; a planted overrun through the struct's pointer is reported."""
+(<device_launch_parameters.h>), cuRAND's device API, CUB's umbrella header with its device-wide
+radix sort and scan and a block primitive (its TempStorage over dynamic shared memory too), an
+empty tensor for an absent input, launches spelled `<< <` and `>> >`, a struct of `void*` cast
+back in a functor, CUDA's math functions called unqualified with only ATen's headers included,
+and ATen's own CUDA_tensor_apply2 (a launch in Torch's header). Each op matches plain PyTorch with
+nothing reported; a planted overrun through the struct's pointer is reported."""
 import os
 import pathlib
 
@@ -36,11 +38,17 @@ def test_cub_device_scan_and_radix_sort_bin_items_as_a_rasterizer_does(ops):
     assert values.cpu().tolist() == [k & 0xFFFFFFFF for k in expected]
 
 
-def test_a_cub_block_scan_in_a_class_template_sums_each_block(ops):
+@pytest.mark.parametrize("dynamic", [False, True])
+def test_a_cub_block_scan_in_a_class_template_or_over_dynamic_shared_memory_sums_each_block(ops, dynamic):
     x = torch.randn(300, generator=torch.Generator().manual_seed(8))
-    out = ops.block_prefix(x.to(DEVICE)).cpu()
+    out = ops.block_prefix(x.to(DEVICE), dynamic).cpu()
     expected = torch.cat([torch.cumsum(chunk, 0) for chunk in x.split(128)])
     assert torch.allclose(out, expected, rtol=1e-5, atol=1e-5)
+
+
+def test_atens_own_pointwise_apply_launches_from_torchs_header(ops):
+    a, b = torch.randn(1000), torch.randn(1000)
+    assert torch.equal(ops.apply_multiply(a.to(DEVICE), b.to(DEVICE)).cpu(), a * b)
 
 
 def test_curand_device_api_draws_uniform_numbers_per_thread(ops):

@@ -82,6 +82,7 @@ class tracking_allocator final : public c10::Allocator {
   /// take at most `quarantine_bytes`, so that an access into it is a use after free, not an
   /// access into whatever reused its memory.
   static void release(void* data) {
+    if (data == nullptr) return; // (a storage of no bytes: raw_deallocate of what allocate(0) gave)
     held_block* held = nullptr;
     std::memcpy(&held, static_cast<char*>(data) - redzone, sizeof held);
     emulated_runtime::live().remove(reinterpret_cast<std::uintptr_t>(held->data), true);
