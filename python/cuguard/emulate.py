@@ -883,12 +883,26 @@ def shadow_cccl(cccl, out_dir):
 _TORCH_CUDA_FOLDERS = ("ATen/cuda", "ATen/native/cuda")
 
 
+# Torch's headers whose CUDA half of a type (c10::Half's conversions to and from __half, which
+# extensions call as `x.operator __half()`) nvcc's passes see: copied with __CUDACC__ read as
+# defined where the emulation is (_cudacc), so that an emulated .cu file sees them too.
+_TORCH_CUDACC_HEADERS = ("c10/util/Half.h", "c10/util/Half-inl.h", "c10/util/BFloat16.h", "c10/util/BFloat16-inl.h")
+
+
 def shadow_torch(torch_include, out_dir):
     """Writes into `out_dir` (to be searched before Torch's headers) the translate() copy of each
     header of Torch's CUDA folders under `torch_include` that launches a kernel with <<<>>>, as
-    shadow_cccl does for CUB's; a header the translator cannot read is left as it is (its
-    compiler error names it)."""
+    shadow_cccl does for CUB's (a header the translator cannot read is left as it is: its
+    compiler error names it), and _TORCH_CUDACC_HEADERS with __CUDACC__ read as defined."""
     written = []
+    for header in _TORCH_CUDACC_HEADERS:
+        path = os.path.join(torch_include, header)
+        if os.path.isfile(path):
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+            target = os.path.join(out_dir, header)
+            _write_if_changed(target, f'#line 1 "{_source_name(path)}"\n' + "".join(_edited(text, _cudacc(_mask(text)), path)))
+            written.append(target)
     for sub in _TORCH_CUDA_FOLDERS:
         folder = os.path.join(torch_include, sub)
         if not os.path.isdir(folder):

@@ -37,6 +37,18 @@ struct ScaleFunctor {
   }
 };
 
+// As pytorch_scatter's and pytorch_sparse's helpers: at::Half through CUDA's __half, which
+// c10::Half converts to and from where __CUDACC__ is defined (nvcc's passes, and emulation's).
+__device__ __inline__ at::Half shuffle_down(const at::Half var, const unsigned int delta) {
+  return __shfl_down_sync(0xffffffffu, var.operator __half(), delta);
+}
+
+// Each lane's value plus the next lane's, through shuffle_down (the last lane keeps its own twice).
+__global__ void pair_sums_kernel(const at::Half* in, at::Half* out) {
+  const at::Half v = in[threadIdx.x];
+  out[threadIdx.x] = static_cast<float>(v) + static_cast<float>(shuffle_down(v, 1));
+}
+
 template <typename Functor>
 __global__ void multi_tensor_apply_kernel(TensorListMetadata tl, Functor f, float scale, int* noop, int planted) {
   f(tl.block_to_chunk[blockIdx.x], tl, tl.block_to_tensor[blockIdx.x], scale, noop, planted);
@@ -73,5 +85,13 @@ int multi_tensor_scale(std::vector<at::Tensor> in, std::vector<at::Tensor> out, 
 at::Tensor apply_multiply(at::Tensor a, at::Tensor b) {
   auto out = a.clone();
   at::cuda::CUDA_tensor_apply2<float, float>(out, b, [] __device__(float& x, const float& y) { x *= y; });
+  return out;
+}
+
+// out[i] = x[i] + x[i + 1] within a warp of 32 halves (x[31] + x[31] for the last).
+at::Tensor pair_sums(at::Tensor x) {
+  TORCH_CHECK(x.numel() == 32 && x.scalar_type() == at::kHalf, "pair_sums: 32 halves");
+  auto out = at::empty_like(x);
+  pair_sums_kernel<<<1, 32>>>(x.data_ptr<at::Half>(), out.data_ptr<at::Half>());
   return out;
 }

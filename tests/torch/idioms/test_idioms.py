@@ -6,7 +6,7 @@ cuguard.torch.load with sanitize=True: the toolkit's headers included one by one
 radix sort and scan and a block primitive (its TempStorage over dynamic shared memory too), an
 empty tensor for an absent input, launches spelled `<< <` and `>> >`, a struct of `void*` cast
 back in a functor, CUDA's math functions called unqualified with only ATen's headers included,
-and ATen's own CUDA_tensor_apply2 (a launch in Torch's header). Each op matches plain PyTorch with
+ATen's own CUDA_tensor_apply2 (a launch in Torch's header), and at::Half's conversion to __half. Each op matches plain PyTorch with
 nothing reported; a planted overrun through the struct's pointer is reported."""
 import os
 import pathlib
@@ -44,6 +44,12 @@ def test_a_cub_block_scan_in_a_class_template_or_over_dynamic_shared_memory_sums
     out = ops.block_prefix(x.to(DEVICE), dynamic).cpu()
     expected = torch.cat([torch.cumsum(chunk, 0) for chunk in x.split(128)])
     assert torch.allclose(out, expected, rtol=1e-5, atol=1e-5)
+
+
+def test_at_half_converts_to_cudas_half_for_a_shuffle(ops):
+    x = torch.arange(32, dtype=torch.float16)
+    expected = x + torch.cat([x[1:], x[-1:]])
+    assert torch.equal(ops.pair_sums(x.to(DEVICE)).cpu(), expected)
 
 
 def test_atens_own_pointwise_apply_launches_from_torchs_header(ops):
