@@ -11,9 +11,7 @@
 #include <utility>
 #include <vector>
 
-namespace at {
-namespace cuda {
-namespace detail {
+namespace at::cuda::detail { // (ATen's, not cuguard's)
 /// True where two of the tensor's indices may reach one element: its dimensions of more than one
 /// element, by stride, each stride at least the span of the dimensions below it (false: no overlap).
 __attribute__((weak)) bool maybeOverlappingIndices(const at::TensorBase& t) {
@@ -28,6 +26,4 @@ __attribute__((weak)) bool maybeOverlappingIndices(const at::TensorBase& t) {
   }
   return false;
 }
-} // namespace detail
-} // namespace cuda
-} // namespace at
+} // namespace at::cuda::detail
