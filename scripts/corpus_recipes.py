@@ -28,6 +28,7 @@ class Module:
     include_dirs: list = dataclasses.field(default_factory=list)
     cflags: list = dataclasses.field(default_factory=list)
     ldflags: list = dataclasses.field(default_factory=list)
+    cuda_flags: list = dataclasses.field(default_factory=list)  # setup.py's "nvcc" flags (its -D and -U count)
     python_module: bool = True    # False: ops registered with TORCH_LIBRARY, loaded as a library
     exclude: tuple = ()           # glob patterns the sources leave out
     checkout: str = ""            # set by Recipe
@@ -407,6 +408,11 @@ def causal_conv1d_ops(mods):
 # The recipes
 # ---------------------------------------------------------------------------------------------
 
+_HALF_OPERATORS = ["-U__CUDA_NO_HALF_OPERATORS__", "-U__CUDA_NO_HALF_CONVERSIONS__",
+                   "-U__CUDA_NO_BFLOAT16_OPERATORS__", "-U__CUDA_NO_BFLOAT16_CONVERSIONS__",
+                   "-U__CUDA_NO_BFLOAT162_OPERATORS__", "-U__CUDA_NO_BFLOAT162_CONVERSIONS__"]
+
+
 def _recipes():
     pn2 = "pointnet2_ops_lib/pointnet2_ops/_ext-src"
     d2 = "detectron2/layers/csrc"
@@ -424,14 +430,14 @@ def _recipes():
         Recipe("Dao-AILab+causal-conv1d", [
             Module("causal_conv1d_cuda", ["csrc/causal_conv1d.cpp", "csrc/causal_conv1d_fwd.cu",
                                           "csrc/causal_conv1d_bwd.cu", "csrc/causal_conv1d_update.cu"],
-                   ["csrc"], ["-O3"])], causal_conv1d_ops),
+                   ["csrc"], ["-O3"], cuda_flags=_HALF_OPERATORS)], causal_conv1d_ops),
         # Compile counts only (no ops yet).
         Recipe("rusty1s+pytorch_sparse", _rusty1s("torch_sparse", ["convert", "diag", "rw", "spmm"],
                                                     ["-O3", "-Wno-sign-compare"], ["WITH_PYTHON"],
                                                     ["csrc", "third_party/parallel-hashmap"])),
         Recipe("state-spaces+mamba", [
             Module("selective_scan_cuda", ["csrc/selective_scan/selective_scan.cpp", "csrc/selective_scan/*.cu"],
-                   ["csrc/selective_scan"], ["-O3", "-std=c++17"])]),
+                   ["csrc/selective_scan"], ["-O3", "-std=c++17"], cuda_flags=_HALF_OPERATORS)]),
         Recipe("NVlabs+nvdiffrast", [
             Module("_nvdiffrast_c", ["csrc/common/*.cpp", "csrc/common/*.cu", "csrc/common/cudaraster/impl/*.cpp",
                                      "csrc/common/cudaraster/impl/*.cu", "csrc/torch/*.cpp"], [],

@@ -27,7 +27,7 @@ import types
 import torch as _torch
 
 from . import cuda_home, get_include
-from .emulate import shadow_cccl, shadow_torch, translate_file, translate_host_file
+from .emulate import macro_lines, shadow_cccl, shadow_torch, translate_file, translate_host_file
 
 # (Quietly: without a CUDA build of Torch the import prints that no CUDA runtime was found.)
 with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
@@ -243,11 +243,22 @@ def _wrap_functions(module, storages):
     return module
 
 
-def _translated(sources, folder, include_dirs=()):
+def _nvcc_macros(cuda_flags):
+    """The macros nvcc's command line gives an extension's .cu files, as lines for their
+    translations: PyTorch's (__CUDA_NO_HALF_OPERATORS__ and the like, so that at::Half's operators
+    are the ones chosen, as on a GPU), then the -D and -U of the extension's own nvcc flags."""
+    common = getattr(_cpp, "COMMON_NVCC_FLAGS", None) or [
+        "-D__CUDA_NO_HALF_OPERATORS__", "-D__CUDA_NO_HALF_CONVERSIONS__", "-D__CUDA_NO_BFLOAT16_CONVERSIONS__",
+        "-D__CUDA_NO_HALF2_OPERATORS__"]
+    return macro_lines(list(common) + [os.fspath(f) for f in cuda_flags or []])
+
+
+def _translated(sources, folder, include_dirs=(), macros=""):
     """The sources with each .cu replaced by its translation for the host compiler (in `folder`),
-    and each C++ source that tests a tensor's device (`x.is_cuda()`, its headers' too) by its copy
-    where that test has the emulated device's meaning (emulate.translate_host). Quoted includes are
-    looked for beside each file, then in `include_dirs` (the extension's own, not cuguard's)."""
+    its first lines `macros` (_nvcc_macros), and each C++ source that tests a tensor's device
+    (`x.is_cuda()`, its headers' too) by its copy where that test has the emulated device's meaning
+    (emulate.translate_host). Quoted includes are looked for beside each file, then in
+    `include_dirs` (the extension's own, not cuguard's)."""
     out = []
     for src in sources:
         src = os.fspath(src)
@@ -255,7 +266,7 @@ def _translated(sources, folder, include_dirs=()):
         digest = hashlib.sha1(path.encode()).hexdigest()[:8]  # one copy per file, even of one name
         target = os.path.join(folder, f"{os.path.basename(src)}.{digest}.cpp")
         if src.endswith(".cu"):
-            translate_file(path, target, torch=True, include_dirs=include_dirs)
+            translate_file(path, target, torch=True, include_dirs=include_dirs, macros=macros)
             out.append(target)
         elif src.endswith((".cpp", ".cc", ".cxx", ".c++", ".C")) and translate_host_file(path, target, include_dirs):
             out.append(target)
@@ -274,7 +285,9 @@ def _build_directory(name, kwargs):
 def load(name, sources, checks=True, sanitize=False, **kwargs):
     """torch.utils.cpp_extension.load(name, sources, **kwargs) for sources that use cuguard: with
     nvcc on a GPU, else under emulation (see the module's doc). extra_include_paths,
-    extra_cflags, extra_cuda_cflags and extra_ldflags given are kept, after cuguard's.
+    extra_cflags, extra_cuda_cflags and extra_ldflags given are kept, after cuguard's (under
+    emulation, the -D and -U of extra_cuda_cflags are the .cu files' first lines, after PyTorch's
+    own: _nvcc_macros).
 
     sanitize=True builds under emulation wherever it runs (the ops take CPU tensors), with checks
     on, and checks every load and store of the extension's kernels through a raw pointer against
@@ -300,7 +313,7 @@ def load(name, sources, checks=True, sanitize=False, **kwargs):
         extra = [_trace_source(os.path.join(_build_directory(name, kwargs), "cuguard"))] if checks else []
         module = _cpp.load(name, [os.fspath(s) for s in sources] + extra, **kwargs)
         return _wrap_functions(module, False) if checks and isinstance(module, types.ModuleType) else module
-    kwargs.pop("extra_cuda_cflags", None)
+    macros = _nvcc_macros(kwargs.pop("extra_cuda_cflags", None))
     build = _build_directory(name, kwargs)
     os.makedirs(build, exist_ok=True)
     kwargs["extra_include_paths"] = _emulation_includes(os.path.join(build, "cuguard_cccl")) + \
@@ -310,7 +323,7 @@ def load(name, sources, checks=True, sanitize=False, **kwargs):
     kwargs["extra_cflags"] = _emulated_flags(checks, sanitize) + list(kwargs.get("extra_cflags") or [])
     kwargs["extra_ldflags"] = ["-ldl"] + list(kwargs.get("extra_ldflags") or [])
     folder = os.path.join(build, "cuguard_emulated")
-    translated = _translated(sources, folder, own_includes) + ([_storage_source(folder)] if storages else [])
+    translated = _translated(sources, folder, own_includes, macros) + ([_storage_source(folder)] if storages else [])
     module = _cpp.load(name, translated, **kwargs)
     # (is_python_module=False gives no module to wrap: ops registered with TORCH_LIBRARY)
     return _wrap_functions(module, True) if storages and isinstance(module, types.ModuleType) else module
@@ -338,13 +351,14 @@ def CUDAExtension(name, sources, *args, checks=True, sanitize=False, **kwargs): 
         folder = os.path.join("build", "cuguard", name.replace(".", "_"))
         sources = list(sources) + ([_trace_source(folder)] if checks else [])
         return _cpp.CUDAExtension(name, sources, *args, extra_compile_args=extra, **kwargs)
+    macros = _nvcc_macros(extra.get("nvcc") if isinstance(extra, dict) else None)
     if isinstance(extra, dict):
         extra = list(extra.get("cxx", []))
     folder = os.path.join("build", "cuguard_emulated", name.replace(".", "_"))
     kwargs["include_dirs"] = _emulation_includes(os.path.abspath(os.path.join("build", "cuguard_cccl"))) + kwargs["include_dirs"]
     os.makedirs(folder, exist_ok=True)
     libraries = kwargs.pop("libraries", None) or []
-    translated = _translated(sources, folder, own_includes) + ([_storage_source(folder)] if checks or sanitize else [])
+    translated = _translated(sources, folder, own_includes, macros) + ([_storage_source(folder)] if checks or sanitize else [])
     flags = _emulated_flags(checks, sanitize)
     return _cpp.CppExtension(name, translated, *args, extra_compile_args=flags + list(extra),
                              libraries=list(libraries) + ["dl"], **kwargs)

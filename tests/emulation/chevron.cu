@@ -71,6 +71,30 @@ __global__ void add_to(cuguard::ptr<const T> __restrict__ from, cuguard::ptr<T> 
 // A flag array polled through volatile pointers, as spin-waiting kernels take them.
 __global__ void copy_flags(const volatile int* from, volatile int* to) { to[threadIdx.x] = from[threadIdx.x] + 1; }
 
+// A kernel template whose arguments a dispatch macro's local constants give, as extensions write
+// them: `k<scalar_t, DEGREE><<<...>>>` where DEGREE is a constant of the macro's lambda.
+template <typename T, std::int64_t Degree>
+__global__ void power_of_index(T* out, int n) {
+  const int i = static_cast<int>(threadIdx.x);
+  T p = 1;
+  for (std::int64_t d = 0; d < Degree; ++d) p *= static_cast<T>(i);
+  if (i < n) out[i] = p;
+}
+
+#define DISPATCH_DEGREE(degree, ...)                                                                                   \
+  [&] {                                                                                                                \
+    switch (degree) {                                                                                                  \
+    case 1: {                                                                                                          \
+      const std::int64_t DEGREE = 1;                                                                                   \
+      return __VA_ARGS__();                                                                                            \
+    }                                                                                                                  \
+    default: {                                                                                                         \
+      const std::int64_t DEGREE = 2;                                                                                   \
+      return __VA_ARGS__();                                                                                            \
+    }                                                                                                                  \
+    }                                                                                                                  \
+  }()
+
 template <typename T>
 struct ops {
   static __global__ void negate(T* v, int n) {
@@ -100,6 +124,21 @@ TEST_CASE("a <<<>>> launch deduces a kernel template's arguments from its argume
   y.copy_to_host(host, 40);
   CHECK(host[39] == -39.0f * 4);
   CHECK(cudaGetLastError() == cudaSuccess);
+}
+
+TEST_CASE("a <<<>>> launch names a kernel template by a dispatch macro's local constants") {
+  cuguard::device_buffer<float> out(8, "out");
+  float host[8] = {};
+  for (const int degree : {1, 2}) {
+    [&] {
+      using scalar_t = float;
+      float* const data = out.data();
+      DISPATCH_DEGREE(degree, [&] { power_of_index<scalar_t, DEGREE><<<1, 8>>>(data, 8); });
+    }();
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    out.copy_to_host(host, 8);
+    CHECK(host[3] == (degree == 1 ? 3.0f : 9.0f));
+  }
 }
 
 TEST_CASE("a <<<>>> launch CUDA refuses runs nothing and sets cudaGetLastError, as on a GPU") {

@@ -25,8 +25,9 @@ def named(kernel, launch=PLAIN):
     """The head of a translated launch that names `kernel`: the kernel's pointer where the name names
     one function, and the lambda its threads call (which deduces a template's arguments)."""
     pointer = f"::cuguard::detail::kernel_pointer({kernel}, cuguard_impl_tag)"
-    return (f"::cuguard::detail::chevron_named<{launch}>([&](auto cuguard_impl_tag) -> decltype({pointer}) "
-            f"{{ return {pointer}; }}, [&](auto&... cuguard_impl_params) {{ ({kernel})(cuguard_impl_params...); }}, "
+    return (f"::cuguard::detail::chevron_named<{launch}>([&](auto&... cuguard_impl_params) "
+            f"{{ ({kernel})(cuguard_impl_params...); }}, [&](auto cuguard_impl_tag) -> decltype({pointer}) "
+            f"{{ return {pointer}; }}, "
             f'"{kernel}"')
 
 
@@ -346,3 +347,13 @@ def test_cudacc_reads_as_defined_in_a_cu_file_and_the_headers_translated_with_it
     emulate.translate_file(str(tmp_path / "k.cu"), str(tmp_path / "out" / "k.cpp"))
     (header,) = (tmp_path / "out").glob("common.h.*.h")
     assert "#ifdef CUGUARD_IMPL_CUDACC" in header.read_text()
+
+
+def test_nvccs_macro_options_become_the_translations_first_lines():
+    flags = ["-O3", "-D__CUDA_NO_HALF_OPERATORS__", "-DWITH=2", "-D", "SPACED", "-U__CUDA_NO_HALF_OPERATORS__",
+             "--expt-relaxed-constexpr", "-DNOT-A-NAME"]
+    assert emulate.macro_lines(flags) == ("#define __CUDA_NO_HALF_OPERATORS__ 1\n#define WITH 2\n#define SPACED 1\n"
+                                          "#undef __CUDA_NO_HALF_OPERATORS__\n")
+    text = emulate.translate("__global__ void k() {}\n", "/src/k.cu", macros="#define X 1\n")
+    assert text.splitlines()[1] == "#define X 1"
+    assert text.index("#define X 1") < text.index("#include <cuguard/cuguard.hpp>")

@@ -49,6 +49,15 @@ __global__ void pair_sums_kernel(const at::Half* in, at::Half* out) {
   out[threadIdx.x] = static_cast<float>(v) + static_cast<float>(shuffle_down(v, 1));
 }
 
+// Each lane's value or the next lane's, the larger, compared as at::Half (pytorch_scatter's
+// reducers): at::Half's operators, not __half's, which PyTorch's nvcc flags leave out
+// (-D__CUDA_NO_HALF_OPERATORS__; both would be viable, through float and through __half).
+__global__ void pair_max_kernel(const at::Half* in, at::Half* out) {
+  const at::Half v = in[threadIdx.x];
+  const at::Half next = shuffle_down(v, 1);
+  out[threadIdx.x] = (v < next || v == next) ? next : v;
+}
+
 template <typename Functor>
 __global__ void multi_tensor_apply_kernel(TensorListMetadata tl, Functor f, float scale, int* noop, int planted) {
   f(tl.block_to_chunk[blockIdx.x], tl, tl.block_to_tensor[blockIdx.x], scale, noop, planted);
@@ -93,5 +102,13 @@ at::Tensor pair_sums(at::Tensor x) {
   TORCH_CHECK(x.numel() == 32 && x.scalar_type() == at::kHalf, "pair_sums: 32 halves");
   auto out = at::empty_like(x);
   pair_sums_kernel<<<1, 32>>>(x.data_ptr<at::Half>(), out.data_ptr<at::Half>());
+  return out;
+}
+
+// out[i] = max(x[i], x[i + 1]) within a warp of 32 halves.
+at::Tensor pair_max(at::Tensor x) {
+  TORCH_CHECK(x.numel() == 32 && x.scalar_type() == at::kHalf, "pair_max: 32 halves");
+  auto out = at::empty_like(x);
+  pair_max_kernel<<<1, 32>>>(x.data_ptr<at::Half>(), out.data_ptr<at::Half>());
   return out;
 }

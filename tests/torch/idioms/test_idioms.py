@@ -6,7 +6,8 @@ cuguard.torch.load with sanitize=True: the toolkit's headers included one by one
 radix sort and scan and a block primitive (its TempStorage over dynamic shared memory too), an
 empty tensor for an absent input, launches spelled `<< <` and `>> >`, a struct of `void*` cast
 back in a functor, CUDA's math functions called unqualified with only ATen's headers included,
-ATen's own CUDA_tensor_apply2 (a launch in Torch's header), and at::Half's conversion to __half. Each op matches plain PyTorch with
+ATen's own CUDA_tensor_apply2 (a launch in Torch's header), at::Half's conversion to __half and its
+comparisons (PyTorch's nvcc flags leave __half's operators out). Each op matches plain PyTorch with
 nothing reported; a planted overrun through the struct's pointer is reported."""
 import os
 import pathlib
@@ -50,6 +51,12 @@ def test_at_half_converts_to_cudas_half_for_a_shuffle(ops):
     x = torch.arange(32, dtype=torch.float16)
     expected = x + torch.cat([x[1:], x[-1:]])
     assert torch.equal(ops.pair_sums(x.to(DEVICE)).cpu(), expected)
+
+
+def test_at_half_compares_with_its_own_operators_as_under_torchs_nvcc_flags(ops):
+    x = torch.tensor([3, 1, 4, 1, 5, 9, 2, 6] * 4, dtype=torch.float16)
+    expected = torch.maximum(x, torch.cat([x[1:], x[-1:]]))
+    assert torch.equal(ops.pair_max(x.to(DEVICE)).cpu(), expected)
 
 
 def test_atens_own_pointwise_apply_launches_from_torchs_header(ops):

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // What a `kernel<<<grid, block, shared, stream>>>(args)` launch becomes when a .cu file is built
 // by the host compiler under emulation (cuguard_emulate, cuguard.torch): the build's copy of the
-// file calls chevron_named<Launch>(pointer, call, name, site, grid, block, shared, stream)(args),
+// file calls chevron_named<Launch>(call, pointer, name, site, grid, block, shared, stream)(args),
 // which is cuguard::launch (python/cuguard/emulate.py writes it).
 #pragma once
 
@@ -138,8 +138,8 @@ chevron_launch<Launch, Call, Params...> make_chevron(void (*kernel)(Params...), 
 /// the loop over a block's threads). `pointer(0)` is the kernel's pointer where `name` names one
 /// function; where it names a template whose arguments the call deduces, it is not viable, and
 /// the launch takes its parameters from its arguments (deduced_chevron_launch).
-template <class Launch, class Pointer, class Call>
-auto chevron_named(Pointer pointer, Call call, const char* name, const cuda::std::source_location& site, dim3 grid,
+template <class Launch, class Call, class Pointer>
+auto chevron_named(Call call, Pointer pointer, const char* name, const cuda::std::source_location& site, dim3 grid,
                    dim3 block, std::size_t shared_bytes = 0, cudaStream_t stream = nullptr) {
   if constexpr (std::is_invocable<Pointer, int>::value) {
     return make_chevron<Launch>(pointer(0), call,
@@ -159,11 +159,11 @@ struct parameter_names {
 };
 
 /// chevron_named for a kernel whose declaration the translator read: its parameters named.
-template <class Launch, class Pointer, class Call>
-auto chevron_named(Pointer pointer, Call call, const char* name, parameter_names parameters,
+template <class Launch, class Call, class Pointer>
+auto chevron_named(Call call, Pointer pointer, const char* name, parameter_names parameters,
                    const cuda::std::source_location& site, dim3 grid, dim3 block, std::size_t shared_bytes = 0,
                    cudaStream_t stream = nullptr) {
-  auto launch = chevron_named<Launch>(pointer, call, name, site, grid, block, shared_bytes, stream);
+  auto launch = chevron_named<Launch>(call, pointer, name, site, grid, block, shared_bytes, stream);
   launch.config.parameters = parameters.list;
   return launch;
 }
