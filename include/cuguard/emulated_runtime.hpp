@@ -61,6 +61,10 @@
 // What a call returns, printed with its caller where it is an error (CUGUARD_EMULATION_API_ERRORS).
 #define CUGUARD_IMPL_RETURN(e) return CUGUARD_IMPL_ER::returned(__func__, e)
 
+// Hidden: each module (an extension's .so) calls its own definitions, not libcudart's where a
+// CUDA build of Torch has loaded it into the process's global scope (a call would reach the
+// real runtime, which sees no device).
+#pragma GCC visibility push(hidden)
 extern "C" {
 
 // Errors.
@@ -240,6 +244,7 @@ inline cudaError_t cudaDeviceReset(void) {
 }
 
 } // extern "C"
+#pragma GCC visibility pop
 
 #include <cuguard/detail/runtime/emulated_device_calls.hpp> // IWYU pragma: export
 

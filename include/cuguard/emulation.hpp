@@ -227,6 +227,13 @@ inline constexpr bool cuda_atomic_add_type_v =
   static_assert(cuda_atomic_add_type_v<T>, "atomicAdd: CUDA has no atomicAdd for this type (64-bit signed " \
                                            "integers: add through unsigned long long)")
 #define CUGUARD_IMPL_EMU_NO_CHECK static_assert(true)
+// atomicAdd's sum: `old + v`, or for __half and __nv_bfloat16 __hadd (half_intrinsics.hpp's
+// overloads, found at the atomic's instantiation), which holds where PyTorch's nvcc flags
+// (__CUDA_NO_HALF_OPERATORS__) leave their `+` out.
+template <class T>
+inline T cuguard_impl_atomic_sum(T old, T v) {
+  return static_cast<T>(old + v);
+}
 // Each atomic, and its _block and _system forms (one memory and one block of threads at a time
 // here: every scope is the same).
 #define CUGUARD_IMPL_EMU_ATOMIC_ONE(NAME, EXPR, CHECK)                                            \
@@ -241,7 +248,7 @@ inline constexpr bool cuda_atomic_add_type_v =
   CUGUARD_IMPL_EMU_ATOMIC_ONE(NAME, EXPR, CHECK)                                                  \
   CUGUARD_IMPL_EMU_ATOMIC_ONE(NAME##_block, EXPR, CHECK)                                          \
   CUGUARD_IMPL_EMU_ATOMIC_ONE(NAME##_system, EXPR, CHECK)
-CUGUARD_IMPL_EMU_ATOMIC(atomicAdd, static_cast<T>(old + v), CUGUARD_IMPL_EMU_ADD_CHECK)
+CUGUARD_IMPL_EMU_ATOMIC(atomicAdd, cuguard_impl_atomic_sum(old, v), CUGUARD_IMPL_EMU_ADD_CHECK)
 CUGUARD_IMPL_EMU_ATOMIC(atomicSub, static_cast<T>(old - v), CUGUARD_IMPL_EMU_NO_CHECK)
 CUGUARD_IMPL_EMU_ATOMIC(atomicExch, ((void)old, v), CUGUARD_IMPL_EMU_NO_CHECK)
 CUGUARD_IMPL_EMU_ATOMIC(atomicMax, old < v ? v : old, CUGUARD_IMPL_EMU_NO_CHECK)

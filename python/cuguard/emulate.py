@@ -651,6 +651,26 @@ def _needs_translation(text):
         or _GLOBAL.search(masked) is not None or _CUDACC.search(masked) is not None
 
 
+def _chain_needs_translation(path, text, seen, include_dirs=()):
+    """True if the header `text` (read from `path`) needs translation, or a header it includes
+    with quotes (beside it or in `include_dirs`, at any depth) does: its includer's copy must then
+    name that header's translation (a.h including common.h, which tests __CUDACC__)."""
+    path = os.path.abspath(path)
+    if path in seen:
+        return False
+    seen.add(path)
+    if _needs_translation(text):
+        return True
+    here = os.path.dirname(path)
+    for m in _INCLUDE.finditer(text):
+        found = _found(m.group(2), here, include_dirs)[0]
+        if found is not None and found not in seen:
+            with open(found, encoding="utf-8") as f:
+                if _chain_needs_translation(found, f.read(), seen, include_dirs):
+                    return True
+    return False
+
+
 def _found(name, here, include_dirs):
     """The file a quoted #include of `name` finds: beside the includer (in `here`), else in the
     first of `include_dirs` that holds it; (path, True if beside), or (None, False)."""
@@ -669,7 +689,8 @@ def _found(name, here, include_dirs):
 def _includes(text, path, out_dir, headers, torch=False, include_dirs=()):
     """Edits naming each file a quoted #include finds beside `path` by its absolute path; where
     that file, or one it finds in `include_dirs` (the build's own include directories), holds a
-    launch or an extern __shared__ array (with `torch`, or a test of a tensor's device) and
+    launch, an extern __shared__ array or a test of __CUDACC__, or includes a header that does
+    (_chain_needs_translation; with `torch`, or a test of a tensor's device), and
     `out_dir` is given, by the path of its translation there (written as the source's is; nested
     headers too). `headers` collects the files found (a build's dependencies)."""
     here = os.path.dirname(os.path.abspath(path))
@@ -684,7 +705,8 @@ def _includes(text, path, out_dir, headers, torch=False, include_dirs=()):
         if out_dir is not None:
             with open(found, encoding="utf-8") as f:
                 content = f.read()
-            if _needs_translation(content) or (torch and _host_needs_translation(found, set(), include_dirs)):
+            if _chain_needs_translation(found, content, set(), include_dirs) or \
+                    (torch and _host_needs_translation(found, set(), include_dirs)):
                 digest = hashlib.sha1(found.encode("utf-8")).hexdigest()[:8]
                 target = os.path.join(out_dir, f"{os.path.basename(found)}.{digest}.h")
                 _write_if_changed(target, translate(content, found, torch, out_dir, headers, header=True,
@@ -909,7 +931,10 @@ _TORCH_CUDA_FOLDERS = ("ATen/cuda", "ATen/native/cuda")
 # Torch's headers whose CUDA half of a type (c10::Half's conversions to and from __half, which
 # extensions call as `x.operator __half()`) nvcc's passes see: copied with __CUDACC__ read as
 # defined where the emulation is (_cudacc), so that an emulated .cu file sees them too.
-_TORCH_CUDACC_HEADERS = ("c10/util/Half.h", "c10/util/Half-inl.h", "c10/util/BFloat16.h", "c10/util/BFloat16-inl.h")
+# (Torch 1.x: c10/util; 2.x: torch/headeronly, where C10_LAUNCH_BOUNDS_* too are defined only for nvcc)
+_TORCH_CUDACC_HEADERS = ("c10/util/Half.h", "c10/util/Half-inl.h", "c10/util/BFloat16.h", "c10/util/BFloat16-inl.h",
+                         "torch/headeronly/util/Half.h", "torch/headeronly/util/BFloat16.h",
+                         "torch/headeronly/macros/Macros.h")
 
 
 def shadow_torch(torch_include, out_dir):

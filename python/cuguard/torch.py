@@ -20,6 +20,7 @@ import hashlib
 import io
 import os
 import pathlib
+import re
 import subprocess
 import sys
 import types
@@ -95,10 +96,24 @@ def _changes_meaning_flag():
     return ["-fpermissive"] if int(out.split(".")[0]) < 13 else ["-Wno-changes-meaning"]
 
 
+@functools.lru_cache(maxsize=None)
+def _language_standard():
+    """-std=c++17 (cuguard's least), or the later standard Torch's headers require (ATen.h's
+    `#error C++20 or later compatible compiler is required`: Torch's own flags say it, and
+    cuguard's come after them)."""
+    try:
+        with open(os.path.join(_cpp.include_paths()[0], "ATen", "ATen.h"), encoding="utf-8") as f:
+            required = re.search(r"C\+\+(\d\d) or later", f.read())
+    except (OSError, IndexError):
+        required = None
+    year = int(required.group(1)) if required else 17
+    return f"-std=c++{year if 17 < year < 90 else 17}"
+
+
 def _emulation_flags(checks):
     # -O1: emulated kernels run every thread's code on the CPU; -g1: line tables, so that a fault
     # in a kernel names its line; later flags (the user's) win.
-    return ["-std=c++17", "-O1", "-g1", "-DCUGUARD_EMULATION=1", _checks_flag(checks)] + _changes_meaning_flag()
+    return [_language_standard(), "-O1", "-g1", "-DCUGUARD_EMULATION=1", _checks_flag(checks)] + _changes_meaning_flag()
 
 
 # What sanitize=True adds under emulation: GCC's access callbacks before every load and store

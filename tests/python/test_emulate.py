@@ -347,6 +347,13 @@ def test_cudacc_reads_as_defined_in_a_cu_file_and_the_headers_translated_with_it
     emulate.translate_file(str(tmp_path / "k.cu"), str(tmp_path / "out" / "k.cpp"))
     (header,) = (tmp_path / "out").glob("common.h.*.h")
     assert "#ifdef CUGUARD_IMPL_CUDACC" in header.read_text()
+    # Through a header that needs nothing itself (nvdiffrast's antialias.h including common.h).
+    (tmp_path / "ops.h").write_text('#pragma once\n#include "common.h"\n')
+    (tmp_path / "ops.cu").write_text('#include "ops.h"\n')
+    emulate.translate_file(str(tmp_path / "ops.cu"), str(tmp_path / "out" / "ops.cpp"))
+    (ops,) = (tmp_path / "out").glob("ops.h.*.h")
+    assert f'#include "{ops}"' in (tmp_path / "out" / "ops.cpp").read_text()
+    assert f'#include "{header}"' in ops.read_text()
 
 
 def test_nvccs_macro_options_become_the_translations_first_lines():

@@ -12,12 +12,14 @@ int multi_tensor_scale(std::vector<at::Tensor> in, std::vector<at::Tensor> out, 
 at::Tensor apply_multiply(at::Tensor a, at::Tensor b);
 at::Tensor pair_sums(at::Tensor x);
 at::Tensor pair_max(at::Tensor x);
+at::Tensor half_total(at::Tensor x);
 
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("bin_items", &bin_items, "(tile, item) keys of every item's tiles, sorted, and their items");
   m.def("block_prefix", &block_prefix, "inclusive prefix sums within each block of 128 (dynamic: over dynamic shared memory)");
   m.def("pair_sums", &pair_sums, "x[i] + x[i + 1] within a warp, through at::Half's __half");
   m.def("pair_max", &pair_max, "max(x[i], x[i + 1]) within a warp, compared as at::Half");
+  m.def("half_total", &half_total, "the sum of 32 halves by atomicAdd of __half");
   m.def("apply_multiply", &apply_multiply, "a * b through ATen's CUDA_tensor_apply2");
   m.def("uniform", &uniform, "n uniform numbers in (0, 1] from cuRAND, one thread each");
   m.def("optional_or_one", &optional_or_one, "opt[i], or 1 where opt is empty (a null pointer)");

@@ -58,6 +58,12 @@ __global__ void pair_max_kernel(const at::Half* in, at::Half* out) {
   out[threadIdx.x] = (v < next || v == next) ? next : v;
 }
 
+// Every value added into total[0], as pytorch_scatter's atomAdd of at::Half: CUDA's atomicAdd
+// of a __half, given an at::Half.
+__global__ void half_total_kernel(const at::Half* in, at::Half* total) {
+  atomicAdd(reinterpret_cast<__half*>(total), in[threadIdx.x]);
+}
+
 template <typename Functor>
 __global__ void multi_tensor_apply_kernel(TensorListMetadata tl, Functor f, float scale, int* noop, int planted) {
   f(tl.block_to_chunk[blockIdx.x], tl, tl.block_to_tensor[blockIdx.x], scale, noop, planted);
@@ -103,6 +109,14 @@ at::Tensor pair_sums(at::Tensor x) {
   auto out = at::empty_like(x);
   pair_sums_kernel<<<1, 32>>>(x.data_ptr<at::Half>(), out.data_ptr<at::Half>());
   return out;
+}
+
+// The sum of 32 halves, by atomicAdd.
+at::Tensor half_total(at::Tensor x) {
+  TORCH_CHECK(x.numel() == 32 && x.scalar_type() == at::kHalf, "half_total: 32 halves");
+  auto total = at::zeros({1}, x.options());
+  half_total_kernel<<<1, 32>>>(x.data_ptr<at::Half>(), total.data_ptr<at::Half>());
+  return total;
 }
 
 // out[i] = max(x[i], x[i + 1]) within a warp of 32 halves.

@@ -6,11 +6,13 @@ cuguard.torch.load with sanitize=True: the toolkit's headers included one by one
 radix sort and scan and a block primitive (its TempStorage over dynamic shared memory too), an
 empty tensor for an absent input, launches spelled `<< <` and `>> >`, a struct of `void*` cast
 back in a functor, CUDA's math functions called unqualified with only ATen's headers included,
-ATen's own CUDA_tensor_apply2 (a launch in Torch's header), at::Half's conversion to __half and its
-comparisons (PyTorch's nvcc flags leave __half's operators out). Each op matches plain PyTorch with
+ATen's own CUDA_tensor_apply2 (a launch in Torch's header), at::Half's conversion to __half, its
+comparisons and atomicAdd through __half (PyTorch's nvcc flags leave __half's operators out). Each op matches plain PyTorch with
 nothing reported; a planted overrun through the struct's pointer is reported."""
 import os
 import pathlib
+import re
+import subprocess
 
 import pytest
 import torch
@@ -27,6 +29,15 @@ def ops():
     sources = [HERE / "ops.cpp", HERE / "rasterizer_style.cu", HERE / "optimizer_style.cu"]
     return cuguard.torch.load("cuguard_idioms", sources, build_directory=os.path.join(root, "idioms"), sanitize=True,
                               verbose=False)
+
+
+def test_the_module_exports_no_cuda_runtime_function_for_libcudart_to_take(ops):
+    # A CUDA build of Torch puts libcudart in the process's global scope: an exported
+    # cudaGetDevice would be its, which sees no device (CUB's scan failed with 101, then 35).
+    symbols = subprocess.run(["nm", "-D", "--defined-only", ops.__file__], capture_output=True, text=True,
+                             check=True).stdout.split("\n")
+    exported = [line.split()[-1] for line in symbols if re.search(r" [TWVi] (cuda|cu)[A-Z]\w*$", line)]
+    assert exported == []
 
 
 def test_cub_device_scan_and_radix_sort_bin_items_as_a_rasterizer_does(ops):
@@ -57,6 +68,11 @@ def test_at_half_compares_with_its_own_operators_as_under_torchs_nvcc_flags(ops)
     x = torch.tensor([3, 1, 4, 1, 5, 9, 2, 6] * 4, dtype=torch.float16)
     expected = torch.maximum(x, torch.cat([x[1:], x[-1:]]))
     assert torch.equal(ops.pair_max(x.to(DEVICE)).cpu(), expected)
+
+
+def test_an_atomic_add_of_cudas_half_given_an_at_half_sums_every_value(ops):
+    x = torch.tensor([0.5, 1.0, 2.0, 0.25] * 8, dtype=torch.float16)
+    assert ops.half_total(x.to(DEVICE)).cpu().tolist() == [30.0]
 
 
 def test_atens_own_pointwise_apply_launches_from_torchs_header(ops):

@@ -191,3 +191,6 @@ CUGUARD_IMPL_HALF_SHUFFLES(__nv_bfloat162, unsigned int)
 CUGUARD_IMPL_HALF_ATOMIC_ADD(__half2)
 CUGUARD_IMPL_HALF_ATOMIC_ADD(__nv_bfloat162)
 #undef CUGUARD_IMPL_HALF_ATOMIC_ADD
+// atomicAdd of one __half or __nv_bfloat16 (emulation.hpp's template): through __hadd.
+inline __half cuguard_impl_atomic_sum(__half old, __half v) { return __hadd(old, v); }
+inline __nv_bfloat16 cuguard_impl_atomic_sum(__nv_bfloat16 old, __nv_bfloat16 v) { return __hadd(old, v); }

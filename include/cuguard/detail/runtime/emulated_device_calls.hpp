@@ -32,6 +32,8 @@
 #define CUGUARD_IMPL_EDC_RETURN(e) return CUGUARD_IMPL_EDC::returned(__func__, e)
 #define CUGUARD_IMPL_EDC_FAIL(e) CUGUARD_IMPL_EDC_RETURN(CUGUARD_IMPL_EDC::result(e))
 
+// (hidden: see emulated_runtime.hpp)
+#pragma GCC visibility push(hidden)
 extern "C" {
 
 // Launches of a kernel given by address (cudaLaunchCooperativeKernel: every block at once, the
@@ -185,6 +187,7 @@ inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* numBlocks,
 }
 
 } // extern "C"
+#pragma GCC visibility pop
 
 #undef CUGUARD_IMPL_EDC_FAIL
 #undef CUGUARD_IMPL_EDC_RETURN

@@ -18,6 +18,8 @@
 #define CUGUARD_IMPL_EMC_RETURN(e) return CUGUARD_IMPL_EMC::returned(__func__, e)
 #define CUGUARD_IMPL_EMC_FAIL(e) CUGUARD_IMPL_EMC_RETURN(CUGUARD_IMPL_EMC::result(e))
 
+// (hidden: see emulated_runtime.hpp)
+#pragma GCC visibility push(hidden)
 extern "C" {
 
 // Streams.
@@ -179,6 +181,7 @@ inline cudaError_t cudaMemset2D(void* devPtr, size_t pitch, int value, size_t wi
 }
 
 } // extern "C"
+#pragma GCC visibility pop
 
 #undef CUGUARD_IMPL_EMC_FAIL
 #undef CUGUARD_IMPL_EMC_RETURN

@@ -123,6 +123,8 @@ CUGUARD_IMPL_END_NAMESPACE
 #define CUGUARD_IMPL_EPC_RETURN(e) return CUGUARD_IMPL_EPC::returned(__func__, e)
 #define CUGUARD_IMPL_EPC_FAIL(e) CUGUARD_IMPL_EPC_RETURN(CUGUARD_IMPL_EPC::result(e))
 
+// (hidden: see emulated_runtime.hpp)
+#pragma GCC visibility push(hidden)
 extern "C" {
 
 inline cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t* memPool, int device) {
@@ -217,6 +219,7 @@ inline cudaError_t cudaMallocFromPoolAsync(void** ptr, size_t size, cudaMemPool_
 }
 
 } // extern "C"
+#pragma GCC visibility pop
 
 #undef CUGUARD_IMPL_EPC_FAIL
 #undef CUGUARD_IMPL_EPC_RETURN

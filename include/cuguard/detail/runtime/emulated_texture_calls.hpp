@@ -11,6 +11,8 @@
 
 #include <cstdint>
 
+// (hidden: see emulated_runtime.hpp)
+#pragma GCC visibility push(hidden)
 extern "C" {
 
 inline cudaError_t cudaCreateTextureObject(cudaTextureObject_t* pTexObject, const cudaResourceDesc* pResDesc,
@@ -32,3 +34,4 @@ inline cudaError_t cudaDestroyTextureObject(cudaTextureObject_t texObject) {
 }
 
 } // extern "C"
+#pragma GCC visibility pop
