@@ -645,10 +645,11 @@ def _device_tests(masked):
 
 def _needs_translation(text):
     """True if a header holds what only the translation makes C++: a launch, an extern __shared__
-    array, a kernel (registered for cudaLaunchKernel), or a test of __CUDACC__."""
+    array, a kernel (registered for cudaLaunchKernel), a test of __CUDACC__, or inline PTX (an
+    asm statement, for the interpreter)."""
     masked = _mask(text)
     return next(_chevron_opens(masked), None) is not None or _EXTERN_SHARED.search(masked) is not None or _LAUNCH_CALL.search(masked) is not None \
-        or _GLOBAL.search(masked) is not None or _CUDACC.search(masked) is not None
+        or _GLOBAL.search(masked) is not None or _CUDACC.search(masked) is not None or _ASM.search(masked) is not None
 
 
 def _chain_needs_translation(path, text, seen, include_dirs=()):

@@ -364,3 +364,12 @@ def test_nvccs_macro_options_become_the_translations_first_lines():
     text = emulate.translate("__global__ void k() {}\n", "/src/k.cu", macros="#define X 1\n")
     assert text.splitlines()[1] == "#define X 1"
     assert text.index("#define X 1") < text.index("#include <cuguard/cuguard.hpp>")
+
+
+def test_a_header_with_inline_ptx_is_translated_for_the_interpreter(tmp_path):
+    (tmp_path / "util.inl").write_text('__device__ inline unsigned lane() { unsigned v; asm("mov.u32 %0, %%laneid;" : "=r"(v)); return v; }\n')
+    (tmp_path / "k.cu").write_text('#include "util.inl"\n')
+    emulate.translate_file(str(tmp_path / "k.cu"), str(tmp_path / "out" / "k.cpp"))
+    (header,) = (tmp_path / "out").glob("util.inl.*.h")
+    text = header.read_text()
+    assert "ptx_interpreter.hpp" in text and '::cuguard::detail::ptx::operand("=r", v)' in text
