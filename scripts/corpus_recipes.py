@@ -405,6 +405,238 @@ def causal_conv1d_ops(mods):
 
 
 # ---------------------------------------------------------------------------------------------
+# state-spaces+mamba (csrc/selective_scan)
+# ---------------------------------------------------------------------------------------------
+
+def _selective_scan(u, delta, A, B, C, D, z, delta_bias, softplus):
+    """The selective scan in plain torch, for real A (D, N) and B, C of one group (batch, 1, N, L):
+    x_t = exp(delta_t A) x_{t-1} + delta_t B_t u_t, y_t = C_t . x_t + D u_t, times silu(z)."""
+    delta = delta + delta_bias[:, None]
+    if softplus:
+        delta = F.softplus(delta)
+    x = torch.zeros(u.shape[0], u.shape[1], A.shape[1])
+    ys = []
+    for t in range(u.shape[2]):
+        step = delta[:, :, t, None]
+        x = torch.exp(step * A) * x + step * B[:, 0, None, :, t] * u[:, :, t, None]
+        ys.append((x * C[:, 0, None, :, t]).sum(-1))
+    out = torch.stack(ys, -1) + D[:, None] * u
+    return out * F.silu(z) if z is not None else out
+
+
+def mamba_ops(mods):
+    m = mods["selective_scan_cuda"]
+    batch, dim, dstate, length = 2, 4, 8, 40
+
+    def inputs(with_z):
+        g = torch.Generator().manual_seed(11)
+        u, delta = torch.randn(batch, dim, length, generator=g), 0.5 * torch.rand(batch, dim, length, generator=g)
+        A = -torch.rand(dim, dstate, generator=g) - 0.5
+        B, C = torch.randn(batch, 1, dstate, length, generator=g), torch.randn(batch, 1, dstate, length, generator=g)
+        D, bias = torch.randn(dim, generator=g), 0.1 * torch.randn(dim, generator=g)
+        z = torch.randn(batch, dim, length, generator=g) if with_z else None
+        return u, delta, A, B, C, D, z, bias, True
+
+    def fwd(*args):
+        return m.fwd(*args)[-1 if args[6] is not None else 0]
+
+    def bwd(u, delta, A, B, C, D, z, bias, softplus):
+        dout = torch.ones(batch, dim, length)
+        _, x, *_ = m.fwd(u, delta, A, B, C, D, z, bias, softplus)
+        du, ddelta, dA, dB, dC, dD, dbias = m.bwd(u, delta, A, B, C, D, z, bias, dout, x, None, None, softplus,
+                                                 False)[:7]
+        return du, ddelta, dA, dB, dC, dD, dbias
+
+    def bwd_ref(u, delta, A, B, C, D, z, bias, softplus):
+        leaves = [t.clone().requires_grad_() for t in (u, delta, A, B, C, D)]
+        b = bias.clone().requires_grad_()
+        _selective_scan(*leaves, z, b, softplus).sum().backward()
+        return tuple(t.grad for t in leaves) + (b.grad,)
+
+    return [
+        Op("selective_scan_fwd", lambda: inputs(False), fwd, _selective_scan, rtol=1e-3, atol=1e-4),
+        Op("selective_scan_fwd (z)", lambda: inputs(True), fwd, _selective_scan, rtol=1e-3, atol=1e-4),
+        Op("selective_scan_bwd", lambda: inputs(False), bwd, bwd_ref, rtol=1e-3, atol=1e-3),
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
+# NVlabs+nvdiffrast (its CUDA rasterizer, interpolation and texture sampling)
+# ---------------------------------------------------------------------------------------------
+
+def _barycentrics(pos, tri, height, width):
+    """For each pixel centre of a height x width image and the triangles `tri` of the clip-space
+    vertices `pos` (V, 4) with w = 1: the (u, v) of vertices 0 and 1 in the last triangle that
+    covers it and its id + 1 (0: none), and the smallest barycentric (how far inside it is)."""
+    ys, xs = torch.meshgrid(torch.arange(height), torch.arange(width), indexing="ij")
+    px, py = (xs + 0.5) / width * 2 - 1, (ys + 0.5) / height * 2 - 1
+    u, v, tid, margin = (torch.zeros(height, width) for _ in range(4))
+    for t, (a, b, c) in enumerate(tri.tolist()):
+        (ax, ay), (bx, by), (cx, cy) = pos[a, :2].tolist(), pos[b, :2].tolist(), pos[c, :2].tolist()
+        area = (bx - ax) * (cy - ay) - (cx - ax) * (by - ay)
+        wa = ((bx - px) * (cy - py) - (cx - px) * (by - py)) / area
+        wb = ((cx - px) * (ay - py) - (ax - px) * (cy - py)) / area
+        low = torch.minimum(torch.minimum(wa, wb), 1 - wa - wb)
+        inside = low > 0
+        u, v = torch.where(inside, wa, u), torch.where(inside, wb, v)
+        tid, margin = torch.where(inside, float(t + 1), tid), torch.where(inside, low, margin)
+    return u, v, tid, margin
+
+
+def nvdiffrast_ops(mods):
+    m = mods["_nvdiffrast_c"]
+    height, width = 24, 32
+    pos = torch.tensor([[-0.9, -0.8, 0.5, 1.0], [0.8, -0.9, 0.2, 1.0], [-0.7, 0.9, 0.1, 1.0],
+                        [0.9, 0.7, 0.3, 1.0]])
+    tri = torch.tensor([[0, 1, 2], [1, 3, 2]], dtype=torch.int32)
+
+    def rasterize(pos, tri):
+        state = m.RasterizeCRStateWrapper(0)
+        rast, _ = m.rasterize_fwd_cuda(state, pos[None], tri, (height, width), torch.empty(0, 2, dtype=torch.int32),
+                                       -1)
+        return rast[0]
+
+    def rasterize_ref(pos, tri):
+        return _barycentrics(pos, tri, height, width)
+
+    def same_coverage(rast, expected):
+        u, v, tid, margin = expected
+        inner = margin > 0.02  # (pixels on an edge: the rasterizer's tie rules)
+        outside = tid == 0
+        return bool((rast[..., 3][inner] == tid[inner]).all() and (rast[..., 3][outside] == 0).all()
+                    and torch.allclose(rast[..., 0][inner], u[inner], atol=1e-4)
+                    and torch.allclose(rast[..., 1][inner], v[inner], atol=1e-4))
+
+    def rast_inputs():
+        g = torch.Generator().manual_seed(5)
+        tid = torch.randint(0, 3, (1, height, width), generator=g).float()
+        u, v = torch.rand(1, height, width, generator=g), torch.rand(1, height, width, generator=g)
+        u, v = torch.minimum(u, 1 - v), v  # u + v <= 1
+        return torch.stack([u, v, torch.zeros_like(u), tid], -1)
+
+    def interpolate_inputs():
+        return torch.randn(1, 4, 3, generator=torch.Generator().manual_seed(6)), rast_inputs(), tri
+
+    def interpolate(attr, rast, tri):
+        return m.interpolate_fwd(attr, rast, tri)[0]
+
+    def interpolate_ref(attr, rast, tri):
+        u, v, tid = rast[..., 0:1], rast[..., 1:2], rast[..., 3].long()
+        corners = attr[0][tri.long()[(tid - 1).clamp(min=0)]]  # (1, H, W, 3 vertices, 3 attributes)
+        out = u * corners[..., 0, :] + v * corners[..., 1, :] + (1 - u - v) * corners[..., 2, :]
+        return torch.where(tid[..., None] > 0, out, torch.zeros_like(out))
+
+    def texture_inputs():
+        g = torch.Generator().manual_seed(7)
+        return torch.rand(1, 8, 16, 3, generator=g), torch.rand(1, height, width, 2, generator=g)
+
+    def texture(tex, uv):
+        return m.texture_fwd(tex, uv, 1, 2)  # linear, clamp
+
+    def texture_ref(tex, uv):
+        grid = uv * 2 - 1
+        out = F.grid_sample(tex.permute(0, 3, 1, 2), grid, mode="bilinear", padding_mode="border", align_corners=False)
+        return out.permute(0, 2, 3, 1)
+
+    return [
+        Op("rasterize_fwd_cuda", lambda: (pos, tri), rasterize, rasterize_ref, compare=same_coverage),
+        Op("interpolate_fwd", interpolate_inputs, interpolate, interpolate_ref),
+        Op("texture_fwd (linear, clamp)", texture_inputs, texture, texture_ref, atol=1e-4),
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
+# NVIDIA+apex (amp_C's multi-tensor apply, fused layer norm, syncbn's Welford)
+# ---------------------------------------------------------------------------------------------
+
+def apex_ops(mods):
+    amp, norm, syncbn = mods.get("amp_C"), mods.get("fused_layer_norm_cuda"), mods.get("syncbn")
+    chunk = 2048 * 32
+    sizes = (1000, 70000, 33)  # (the second spans two chunks)
+
+    def tensors(seed, n=1):
+        g = torch.Generator().manual_seed(seed)
+        return [[torch.randn(k, generator=g) for k in sizes] for _ in range(n)]
+
+    def scale(ins):
+        outs, noop = [torch.empty_like(t) for t in ins], torch.zeros(1, dtype=torch.int)
+        amp.multi_tensor_scale(chunk, noop, [ins, outs], 0.5)
+        return outs + [noop]
+
+    def axpby(xs, ys):
+        outs, noop = [torch.empty_like(t) for t in xs], torch.zeros(1, dtype=torch.int)
+        amp.multi_tensor_axpby(chunk, noop, [xs, ys, outs], 2.0, -0.5, -1)
+        return outs
+
+    def l2norm(ts):
+        total, per = amp.multi_tensor_l2norm(chunk, torch.zeros(1, dtype=torch.int), [ts], True)
+        return total.reshape(1), per
+
+    def l2norm_ref(ts):
+        return torch.stack([t.norm() for t in ts]).norm().reshape(1), torch.stack([t.norm() for t in ts])
+
+    def adam_inputs():
+        g, p = tensors(3)[0], tensors(4)[0]
+        return g, p, [torch.zeros_like(t) for t in p], [torch.zeros_like(t) for t in p]
+
+    def adam(g, p, m, v, mode=1):
+        p, m, v = ([t.clone() for t in ts] for ts in (p, m, v))
+        for step in (1, 2):
+            amp.multi_tensor_adam(chunk, torch.zeros(1, dtype=torch.int), [g, p, m, v], 1e-2, 0.9, 0.999, 1e-8, step,
+                                  mode, 1, 0.01)
+        return p + m + v
+
+    def adam_ref(g, p, m, v, mode=1):
+        p, m, v = ([t.clone() for t in ts] for ts in (p, m, v))
+        for step in (1, 2):
+            for i in range(len(p)):
+                grad = g[i] + 0.01 * p[i] if mode == 0 else g[i]
+                m[i] = 0.9 * m[i] + 0.1 * grad
+                v[i] = 0.999 * v[i] + 0.001 * grad * grad
+                update = (m[i] / (1 - 0.9 ** step)) / ((v[i] / (1 - 0.999 ** step)).sqrt() + 1e-8)
+                p[i] = p[i] - 1e-2 * (update + (0.01 * p[i] if mode == 1 else 0))
+        return p + m + v
+
+    def norm_inputs():
+        g = torch.Generator().manual_seed(9)
+        return torch.randn(6, 5, 40, generator=g), torch.randn(5, 40, generator=g), torch.randn(5, 40, generator=g)
+
+    def rms_ref(x, gamma, _):
+        return x * torch.rsqrt(x.pow(2).mean((-2, -1), keepdim=True) + 1e-5) * gamma
+
+    def welford(x):
+        mean, var = syncbn.welford_mean_var(x)[:2]
+        return mean, var
+
+    def welford_ref(x):
+        flat = x.transpose(0, 1).reshape(x.shape[1], -1)
+        return flat.mean(1), flat.var(1, unbiased=False)
+
+    ops = []
+    if amp is not None:
+        ops += [
+            Op("multi_tensor_scale", lambda: tuple(tensors(1)), scale,
+               lambda ins: [t * 0.5 for t in ins] + [torch.zeros(1, dtype=torch.int)], module="amp_C"),
+            Op("multi_tensor_axpby", lambda: tuple(tensors(2, 2)), axpby,
+               lambda xs, ys: [2.0 * x - 0.5 * y for x, y in zip(xs, ys)], module="amp_C"),
+            Op("multi_tensor_l2norm", lambda: tuple(tensors(5)), l2norm, l2norm_ref, module="amp_C", rtol=1e-4),
+            Op("multi_tensor_adam (AdamW)", adam_inputs, adam, adam_ref, module="amp_C", atol=1e-5),
+            Op("multi_tensor_adam (L2)", adam_inputs, lambda *a: adam(*a, mode=0), lambda *a: adam_ref(*a, mode=0),
+               module="amp_C", atol=1e-5)]
+    if norm is not None:
+        ops += [
+            Op("layer_norm forward_affine", norm_inputs, lambda x, w, b: norm.forward_affine(x, [5, 40], w, b, 1e-5)[0],
+               lambda x, w, b: F.layer_norm(x, [5, 40], w, b, 1e-5), module="fused_layer_norm_cuda", atol=1e-4),
+            Op("rms_norm rms_forward_affine", norm_inputs,
+               lambda x, w, b: norm.rms_forward_affine(x, [5, 40], w, 1e-5)[0], rms_ref,
+               module="fused_layer_norm_cuda", atol=1e-4)]
+    if syncbn is not None:
+        ops.append(Op("welford_mean_var", lambda: (torch.randn(4, 3, 9, 7, generator=torch.Generator().manual_seed(10)),),
+                      welford, welford_ref, module="syncbn", atol=1e-4))
+    return ops
+
+
+# ---------------------------------------------------------------------------------------------
 # The recipes
 # ---------------------------------------------------------------------------------------------
 
@@ -437,11 +669,11 @@ def _recipes():
                                                     ["csrc", "third_party/parallel-hashmap"])),
         Recipe("state-spaces+mamba", [
             Module("selective_scan_cuda", ["csrc/selective_scan/selective_scan.cpp", "csrc/selective_scan/*.cu"],
-                   ["csrc/selective_scan"], ["-O3", "-std=c++17"], cuda_flags=_HALF_OPERATORS)]),
+                   ["csrc/selective_scan"], ["-O3", "-std=c++17"], cuda_flags=_HALF_OPERATORS)], mamba_ops),
         Recipe("NVlabs+nvdiffrast", [
             Module("_nvdiffrast_c", ["csrc/common/*.cpp", "csrc/common/*.cu", "csrc/common/cudaraster/impl/*.cpp",
                                      "csrc/common/cudaraster/impl/*.cu", "csrc/torch/*.cpp"], [],
-                   ["-DNVDR_TORCH"], ["-lcuda", "-lnvrtc"])]),
+                   ["-DNVDR_TORCH"], cuda_flags=["-DNVDR_TORCH"])], nvdiffrast_ops),
         Recipe("graphdeco-inria+diff-gaussian-rasterization", [
             Module("diff_gaussian_rasterization__C", ["cuda_rasterizer/*.cu", "rasterize_points.cu", "ext.cpp"],
                    ["third_party/glm"])]),
@@ -468,8 +700,14 @@ def _recipes():
                     "-DTCNN_HALF_PRECISION=1", "-DTCNN_MIN_GPU_ARCH=80"], ["-lcuda", "-lnvrtc"])],
             note="bindings/torch/setup.py's module for compute capability 80"),
         Recipe("NVIDIA+apex", [
-            Module("apex_csrc", ["csrc/*.cu", "csrc/*.cpp"], ["csrc"], ["-O3"])],
-            note="csrc/ only, as one module (setup.py has 31 opt-in extensions)"),
+            Module("amp_C", ["csrc/amp_C_frontend.cpp", "csrc/multi_tensor_*.cu", "csrc/update_scale_hysteresis.cu"],
+                   ["csrc"], ["-O3"]),
+            Module("syncbn", ["csrc/syncbn.cpp", "csrc/welford.cu"], ["csrc"], ["-O3"]),
+            Module("fused_layer_norm_cuda", ["csrc/layer_norm_cuda.cpp", "csrc/layer_norm_cuda_kernel.cu"], ["csrc"],
+                   ["-O3"]),
+            Module("mlp_cuda", ["csrc/mlp.cpp", "csrc/mlp_cuda.cu"], ["csrc"], ["-O3"]),
+            Module("fused_dense_cuda", ["csrc/fused_dense.cpp", "csrc/fused_dense_cuda.cu"], ["csrc"], ["-O3"])],
+            apex_ops, note="setup.py's modules of csrc/ (of its 31 opt-in extensions)"),
         Recipe("open-mmlab+mmcv", [
             Module("mmcv__ext", ["mmcv/ops/csrc/pytorch/*.cpp", "mmcv/ops/csrc/pytorch/cpu/*.cpp",
                                  "mmcv/ops/csrc/pytorch/cuda/*.cu", "mmcv/ops/csrc/pytorch/cuda/*.cpp"],
