@@ -21,6 +21,7 @@ import io
 import os
 import pathlib
 import re
+import shlex
 import subprocess
 import sys
 import types
@@ -148,10 +149,19 @@ def _generated_source(folder, name, text):
     return path
 
 
-def _emulated_flags(checks, sanitize):
-    """The flags of an emulated build: checks, the live storages, the access callbacks."""
-    return _emulation_flags(checks or sanitize) + (_STORAGE_FLAGS if checks or sanitize else []) + \
+def _emulated_flags(checks, sanitize, given=()):
+    """The flags of an emulated build (checks, the live storages, the access callbacks) with the
+    extension's own C++ flags `given`: theirs come after cuguard's, but for their optimization and
+    debug levels (-O3, -g: for their host code, which a GPU build gives nvcc's .cu files
+    nothing of), which come before, so that cuguard's -O1 -g1 hold; an emulated kernel's code
+    is all the file's threads', and -O3 -g on a file of unrolled inline-PTX GEMMs took 8 GB and
+    more than 15 minutes. CUGUARD_EMULATION_CFLAGS (e.g. "-O0 -g") comes last of all."""
+    given = [os.fspath(f) for f in given or []]
+    levels = [f for f in given if re.fullmatch(r"-O.*|-g.*", f) and f not in ("-gsplit-dwarf",)]
+    rest = [f for f in given if f not in levels]
+    own = _emulation_flags(checks or sanitize) + (_STORAGE_FLAGS if checks or sanitize else []) + \
         (_SANITIZE_FLAGS if sanitize else [])
+    return levels + own + rest + shlex.split(os.environ.get("CUGUARD_EMULATION_CFLAGS", ""))
 
 
 def _trace_source(folder):
@@ -302,7 +312,8 @@ def load(name, sources, checks=True, sanitize=False, **kwargs):
     nvcc on a GPU, else under emulation (see the module's doc). extra_include_paths,
     extra_cflags, extra_cuda_cflags and extra_ldflags given are kept, after cuguard's (under
     emulation, the -D and -U of extra_cuda_cflags are the .cu files' first lines, after PyTorch's
-    own: _nvcc_macros).
+    own: _nvcc_macros; and the -O and -g of extra_cflags come before cuguard's -O1 -g1, which
+    hold: _emulated_flags).
 
     sanitize=True builds under emulation wherever it runs (the ops take CPU tensors), with checks
     on, and checks every load and store of the extension's kernels through a raw pointer against
@@ -335,7 +346,7 @@ def load(name, sources, checks=True, sanitize=False, **kwargs):
         kwargs["extra_include_paths"]
     kwargs["build_directory"] = build
     storages = checks or sanitize
-    kwargs["extra_cflags"] = _emulated_flags(checks, sanitize) + list(kwargs.get("extra_cflags") or [])
+    kwargs["extra_cflags"] = _emulated_flags(checks, sanitize, kwargs.get("extra_cflags"))
     kwargs["extra_ldflags"] = ["-ldl"] + list(kwargs.get("extra_ldflags") or [])
     folder = os.path.join(build, "cuguard_emulated")
     translated = _translated(sources, folder, own_includes, macros) + ([_storage_source(folder)] if storages else [])
@@ -374,6 +385,6 @@ def CUDAExtension(name, sources, *args, checks=True, sanitize=False, **kwargs): 
     os.makedirs(folder, exist_ok=True)
     libraries = kwargs.pop("libraries", None) or []
     translated = _translated(sources, folder, own_includes, macros) + ([_storage_source(folder)] if checks or sanitize else [])
-    flags = _emulated_flags(checks, sanitize)
-    return _cpp.CppExtension(name, translated, *args, extra_compile_args=flags + list(extra),
+    flags = _emulated_flags(checks, sanitize, extra)
+    return _cpp.CppExtension(name, translated, *args, extra_compile_args=flags,
                              libraries=list(libraries) + ["dl"], **kwargs)

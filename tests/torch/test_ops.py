@@ -231,3 +231,22 @@ def test_load_makes_a_missing_build_directory_on_a_gpu_as_under_emulation(monkey
     folder = tmp_path / "not" / "made" / "yet"
     ct.load("cuguard_unbuilt", ["kernel.cu"], checks=True, build_directory=str(folder))
     assert seen == {"exists": True, "cuda_flags": ["--expt-relaxed-constexpr", "-DCUGUARD_ENABLE_CHECKS=1"]}
+
+
+def test_an_emulated_build_keeps_its_own_optimization_level_over_the_extensions(monkeypatch, tmp_path):
+    import cuguard.torch as ct
+    seen = {}
+    monkeypatch.setattr(ct, "on_gpu", lambda: False)
+    monkeypatch.setattr(ct._cpp, "load", lambda name, sources, **kwargs: seen.update(kwargs))
+    monkeypatch.setenv("CUGUARD_EMULATION_CFLAGS", "-O0 -g")
+    (tmp_path / "k.cu").write_text("__global__ void k(float* x) { x[threadIdx.x] = 0; }\n")
+    ct.load("cuguard_levels", [str(tmp_path / "k.cu")], build_directory=str(tmp_path / "build"),
+            extra_cflags=["-g", "-O3", "-fopenmp"], extra_cuda_cflags=["-DSCALE=2"])
+    flags = seen["extra_cflags"]
+    # The extension's levels first (cuguard's -O1 -g1 hold), its other flags after cuguard's,
+    # CUGUARD_EMULATION_CFLAGS last.
+    assert flags[:2] == ["-g", "-O3"] and flags.index("-O1") > 1 and flags.index("-g1") > 1
+    assert flags.index("-fopenmp") > flags.index("-O1") and flags[-2:] == ["-O0", "-g"]
+    assert "extra_cuda_cflags" not in seen
+    (copy,) = (tmp_path / "build" / "cuguard_emulated").glob("k.cu.*.cpp")
+    assert "#define SCALE 2\n" in copy.read_text()
