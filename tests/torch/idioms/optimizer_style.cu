@@ -9,6 +9,7 @@
 #include <ATen/cuda/ApplyGridUtils.cuh>
 #include <ATen/cuda/CUDAApplyUtils.cuh>
 #include <ATen/cuda/CUDAContext.h>
+#include <ATen/cuda/CUDAUtils.h>
 
 #include <vector>
 
@@ -98,6 +99,7 @@ int multi_tensor_scale(std::vector<at::Tensor> in, std::vector<at::Tensor> out, 
 
 // out = a * b elementwise through ATen's own pointwise apply (a <<<>>> launch in Torch's header).
 at::Tensor apply_multiply(at::Tensor a, at::Tensor b) {
+  TORCH_CHECK(at::cuda::check_device({a, b}), "apply_multiply: a and b must be on the current GPU"); // (nvdiffrast's check)
   auto out = a.clone();
   at::cuda::CUDA_tensor_apply2<float, float>(out, b, [] __device__(float& x, const float& y) { x *= y; });
   return out;

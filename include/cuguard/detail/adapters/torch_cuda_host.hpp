@@ -192,6 +192,13 @@ inline cudaDeviceProp* getDeviceProperties(std::int64_t = -1) {
   return &properties;
 }
 inline cudaDeviceProp* getCurrentDeviceProperties() { return getDeviceProperties(); }
+/// True if every tensor of `ts` is on the current device, as ATen's (<ATen/cuda/CUDAUtils.h>):
+/// here the emulated device's memory, a CPU tensor's.
+inline bool check_device(at::ArrayRef<at::Tensor> ts) {
+  for (const at::Tensor& t : ts)
+    if (!t.device().is_cpu()) return false;
+  return true;
+}
 /// ceil(a / b) for integers, as ATen's.
 template <typename T>
 __host__ __device__ constexpr T ATenCeilDiv(T a, T b) {
