@@ -373,3 +373,8 @@ def test_a_header_with_inline_ptx_is_translated_for_the_interpreter(tmp_path):
     (header,) = (tmp_path / "out").glob("util.inl.*.h")
     text = header.read_text()
     assert "ptx_interpreter.hpp" in text and '::cuguard::detail::ptx::operand("=r", v)' in text
+    # Its includer is GCC's -O0 from its first line on (alias analysis at -O1 grows with the
+    # square of a kernel holding inline PTX); a file without is not.
+    copy = (tmp_path / "out" / "k.cpp").read_text()
+    assert copy.index('#pragma GCC optimize("O0")') < copy.index("#line 1")
+    assert "optimize" not in emulate.translate("__global__ void k() {}\n", "/src/k.cu")
