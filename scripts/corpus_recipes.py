@@ -30,6 +30,8 @@ class Module:
     ldflags: list = dataclasses.field(default_factory=list)
     cuda_flags: list = dataclasses.field(default_factory=list)  # setup.py's "nvcc" flags (its -D and -U count)
     python_module: bool = True    # False: ops registered with TORCH_LIBRARY, loaded as a library
+    twin: bool = False            # True: its C++ sources built by PyTorch's own load with no CUDA
+                                  # (the extension's CPU implementation: the ops' reference)
     exclude: tuple = ()           # glob patterns the sources leave out
     checkout: str = ""            # set by Recipe
 
@@ -47,7 +49,7 @@ class Module:
         return [s for s in dict.fromkeys(out) if s not in excluded]
 
     def cuda_sources(self):
-        return [s for s in self.source_files() if s.endswith(".cu")]
+        return [] if self.twin else [s for s in self.source_files() if s.endswith(".cu")]
 
     def empty_include_dirs(self):
         """The include directories missing or empty in the checkout (git submodules not checked
@@ -637,6 +639,50 @@ def apex_ops(mods):
 
 
 # ---------------------------------------------------------------------------------------------
+# facebookresearch+pytorch3d (its CUDA ops against its own CPU implementations)
+# ---------------------------------------------------------------------------------------------
+
+def pytorch3d_ops(mods):
+    emu, cpu = mods["pytorch3d__C"], mods.get("pytorch3d_cpu")
+
+    def twin(name, inputs, compare=None, atol=1e-5):
+        """The op `name` of the emulated build against the same op of the CPU build."""
+        return Op(name, inputs, lambda *a: getattr(emu, name)(*a),
+                  (lambda *a: getattr(cpu, name)(*a)) if cpu is not None else None, compare=compare, atol=atol)
+
+    def g(seed):
+        return torch.Generator().manual_seed(seed)
+
+    def clouds(seed, n=2, p=40):
+        return torch.rand(n, p, 3, generator=g(seed))
+
+    def lengths(*values):
+        return torch.tensor(values, dtype=torch.int64)
+
+    verts = torch.rand(12, 3, generator=g(21))
+    faces = torch.randint(0, 12, (20, 3), generator=g(22))
+    edges = torch.randint(0, 12, (30, 2), generator=g(23))
+    return [
+        twin("knn_points_idx", lambda: (clouds(1, p=30), clouds(2), lengths(30, 17), lengths(40, 25), 2, 4, -1)),
+        twin("ball_query", lambda: (clouds(3, p=30), clouds(4), lengths(30, 11), lengths(40, 33), 6, 0.3, False)),
+        twin("sample_farthest_points", lambda: (clouds(5), lengths(40, 27), lengths(8, 5), lengths(0, 3))),
+        twin("packed_to_padded", lambda: (torch.rand(50, 4, generator=g(6)), lengths(0, 20, 35), 20)),
+        twin("padded_to_packed", lambda: (torch.rand(3, 20, 4, generator=g(7)), lengths(0, 20, 35), 50)),
+        twin("face_areas_normals_forward", lambda: (verts, faces), atol=1e-5),
+        twin("gather_scatter", lambda: (torch.rand(12, 5, generator=g(8)), edges, False, False)),
+        twin("gather_scatter (directed, backward)", lambda: (torch.rand(12, 5, generator=g(9)), edges, True, True)),
+        twin("sigmoid_alpha_blend", lambda: (torch.randn(2, 6, 7, 3, generator=g(10)) * 1e-3,
+                                             torch.randint(-1, 9, (2, 6, 7, 3), generator=g(11)), 1e-3)),
+        twin("accum_alphacomposite", lambda: (torch.rand(4, 30, generator=g(12)), torch.rand(2, 3, 5, 6, generator=g(13)),
+                                              torch.randint(-1, 30, (2, 3, 5, 6), generator=g(14)))),
+        twin("accum_weightedsum", lambda: (torch.rand(4, 30, generator=g(15)), torch.rand(2, 3, 5, 6, generator=g(16)),
+                                           torch.randint(-1, 30, (2, 3, 5, 6), generator=g(17)))),
+        twin("point_face_dist_forward", lambda: (torch.rand(25, 3, generator=g(18)), lengths(0, 10), verts[faces],
+                                                  lengths(0, 12), 15, 5e-3)),
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
 # The recipes
 # ---------------------------------------------------------------------------------------------
 
@@ -714,7 +760,9 @@ def _recipes():
                    ["mmcv/ops/csrc/common", "mmcv/ops/csrc/common/cuda"], ["-DMMCV_WITH_CUDA", "-std=c++17"])]),
         Recipe("facebookresearch+pytorch3d", [
             Module("pytorch3d__C", ["pytorch3d/csrc/**/*.cpp", "pytorch3d/csrc/**/*.cu"], ["pytorch3d/csrc"],
-                   ["-DWITH_CUDA", "-std=c++17"])]),
+                   ["-DWITH_CUDA", "-std=c++17"]),
+            Module("pytorch3d_cpu", ["pytorch3d/csrc/**/*.cpp"], ["pytorch3d/csrc"], ["-std=c++17"], twin=True)],
+            pytorch3d_ops, note="ops against pytorch3d_cpu, its C++ sources built by PyTorch without CUDA"),
         Recipe("facebookresearch+xformers", [
             Module("xformers__C", ["xformers/csrc/**/*.cpp", "xformers/csrc/**/*.cu"],
                    ["xformers/csrc", "third_party/cutlass/include", "third_party/cutlass/examples"],

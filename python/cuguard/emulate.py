@@ -28,8 +28,9 @@ names the user's file, so reports and compiler errors point at it), in which
   dropped: the qualifier cannot apply to a class (nvcc builds spell it ``CUGUARD_RESTRICT``);
 * with ``torch=True``, the tests of a tensor's device take the emulated device's meaning, the CPU
   (what ``cuguard::torch::on_device`` does): ``x.is_cuda()`` (of a tensor or a device) is
-  ``x.is_cpu()``, ``x.type().is_cuda()`` is ``x.is_cpu()``, ``kCUDA`` is ``kCPU`` and
-  ``DeviceType::CUDA`` is ``DeviceType::CPU``. translate_host gives the same for an extension's
+  ``x.is_cpu()``, ``x.type().is_cuda()`` is ``x.is_cpu()``, ``kCUDA`` is ``kCPU``,
+  ``DeviceType::CUDA`` is ``DeviceType::CPU`` and ``x.get_device()`` is 0, the emulated device's
+  index. translate_host gives the same for an extension's
   C++ sources and the headers they include (beside them, or in the build's include directories).
 
 Comments, string and character literals are left alone. Run as a script:
@@ -623,14 +624,19 @@ _INCLUDE = re.compile(r'^([ \t]*#[ \t]*include[ \t]*)"([^"\n]+)"', re.M)
 # A test of a tensor's (or a device's) type, in an extension's sources: `x.type().is_cuda()` first
 # (DeprecatedTypeProperties has no is_cpu()), then `.is_cuda()`, `kCUDA` and `DeviceType::CUDA`.
 _DEVICE_TEST = re.compile(r"(\.|->)\s*type\s*\(\s*\)\s*\.\s*is_cuda\s*\(\s*\)|(?<=\.|>)\s*is_cuda\s*\(\s*\)"
-                          r"|\bkCUDA\b|\bDeviceType\s*::\s*CUDA\b")
+                          r"|\bkCUDA\b|\bDeviceType\s*::\s*CUDA\b|(?<=\.|>)\s*get_device\s*\(\s*\)")
 
 
 def _device_tests(masked):
-    """Edits giving each test of a tensor's device under emulation its meaning there: the CPU."""
+    """Edits giving each test of a tensor's device under emulation its meaning there: the CPU,
+    and a tensor's device index the emulated device's, 0 (`x.get_device()` reads
+    `x.get_device() * 0`: a CPU tensor's is -1; `* 0` keeps the call's precedence)."""
     edits = []
     for m in _DEVICE_TEST.finditer(masked):
         found = m.group(0)
+        if "get_device" in found:
+            edits.append((m.end(), m.end(), " * 0"))
+            continue
         if m.group(1):
             new = m.group(1) + "is_cpu()"
         elif "is_cuda" in found:

@@ -289,6 +289,9 @@ def test_tests_of_a_tensors_device_mean_the_cpu_in_torch_builds():
     assert lines[2] == 'AT_ASSERTM(x.is_cpu(), "x"); bool d = x .is_cpu();'
     assert lines[3] == "auto o = x.options().device(torch::kCPU); bool c = x.device().type() == c10::DeviceType::CPU;"
     assert lines[4:6] == ["// x.is_cuda() kCUDA", "bool is_cuda(); int kCUDAx;"]
+    # A tensor's device index is the emulated device's, 0 (nvdiffrast compares it with its context's).
+    assert body("TORCH_CHECK(pos.get_device() == ctx.index);\nint d = p->get_device();\n", torch=True) == \
+        "TORCH_CHECK(pos.get_device() * 0 == ctx.index);\nint d = p->get_device() * 0;\n"
     # Only where the build is an extension's (torch), whose tensors are the emulated device's.
     assert "x.is_cuda()" in body(text)
 

@@ -70,7 +70,7 @@ __global__ void fps_kernel(cuguard::ptr<const scalar_t> CUGUARD_RESTRICT src, cu
 torch::Tensor fps(torch::Tensor src, torch::Tensor ptr, int64_t per_batch, int64_t planted) {
   TORCH_CHECK(src.dim() == 2 && ptr.dim() == 1, "src (N, D) and ptr (B + 1)");
   at::cuda::CUDAGuard device_guard(src.device());
-  cudaSetDevice(src.get_device()); // (a CPU tensor's -1 under emulation: the emulated device)
+  cudaSetDevice(src.get_device()); // (under emulation the emulated device's index, 0)
   src = src.contiguous();
   ptr = ptr.contiguous();
   const auto batch_size = ptr.numel() - 1;
