@@ -10,6 +10,9 @@
 #include <cuguard/cuguard.hpp>
 #include <doctest/doctest.h>
 
+#include <cuda_fp16.h>
+#include <mma.h>
+
 #include <cstdint>
 #include <string>
 
@@ -95,6 +98,25 @@ __global__ void power_of_index(T* out, int n) {
     }                                                                                                                  \
   }()
 
+// C = alpha * A * B for one 16 x 16 tile per warp through CUDA's warp matrix functions, as a fused
+// MLP or an implicit GEMM writes it: half A (row-major) and B (column-major), a float accumulator
+// scaled element by element, stored row-major to shared memory and copied out by the block.
+__global__ void wmma_tile(const __half* a, const __half* b, float* c, float alpha) {
+  namespace wmma = nvcuda::wmma;
+  __shared__ float tile[16 * 16];
+  wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> fa;
+  wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::col_major> fb;
+  wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
+  wmma::fill_fragment(acc, 0.0f);
+  wmma::load_matrix_sync(fa, a, 16);
+  wmma::load_matrix_sync(fb, b, 16);
+  wmma::mma_sync(acc, fa, fb, acc);
+  for (int i = 0; i < acc.num_elements; i++) acc.x[i] *= alpha;
+  wmma::store_matrix_sync(tile, acc, 16, wmma::mem_row_major);
+  __syncthreads();
+  for (int i = static_cast<int>(threadIdx.x); i < 256; i += 32) c[i] = tile[i];
+}
+
 template <typename T>
 struct ops {
   static __global__ void negate(T* v, int n) {
@@ -139,6 +161,33 @@ TEST_CASE("a <<<>>> launch names a kernel template by a dispatch macro's local c
     out.copy_to_host(host, 8);
     CHECK(host[3] == (degree == 1 ? 3.0f : 9.0f));
   }
+}
+
+TEST_CASE("CUDA's warp matrix functions (<mma.h>) multiply a tile as tensor cores do") {
+  __half ha[256], hb[256];
+  float expected[256], out[256];
+  for (int i = 0; i < 256; ++i) {
+    ha[i] = __float2half(static_cast<float>(i % 7) - 3.0f);
+    hb[i] = __float2half(static_cast<float>(i % 5) * 0.5f);
+  }
+  for (int r = 0; r < 16; ++r)
+    for (int col = 0; col < 16; ++col) {
+      float sum = 0;
+      for (int k = 0; k < 16; ++k) sum += __half2float(ha[r * 16 + k]) * __half2float(hb[col * 16 + k]); // B column-major
+      expected[r * 16 + col] = 2.0f * sum;
+    }
+  cuguard::device_buffer<__half> a(256, "a"), b(256, "b");
+  cuguard::device_buffer<float> c(256, "c");
+  a.copy_from_host(ha, 256);
+  b.copy_from_host(hb, 256);
+  wmma_tile<<<1, 32>>>(a.data(), b.data(), c.data(), 2.0f);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  c.copy_to_host(out, 256);
+  for (int i = 0; i < 256; ++i) CHECK(out[i] == expected[i]);
+  // TensorFloat-32: 10 bits of mantissa, to nearest, a tie away from zero.
+  CHECK(nvcuda::wmma::__float_to_tf32(1.0f + 0x1p-11f) == 1.0f + 0x1p-10f);
+  CHECK(nvcuda::wmma::__float_to_tf32(-1.0f - 0x1p-11f) == -1.0f - 0x1p-10f);
+  CHECK(nvcuda::wmma::__float_to_tf32(1.0f + 0x1.8p-12f) == 1.0f);
 }
 
 TEST_CASE("a <<<>>> launch CUDA refuses runs nothing and sets cudaGetLastError, as on a GPU") {
