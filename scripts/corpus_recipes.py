@@ -683,6 +683,37 @@ def pytorch3d_ops(mods):
 
 
 # ---------------------------------------------------------------------------------------------
+# mit-han-lab+torchsparse (its *_cuda ops against its own *_cpu ones)
+# ---------------------------------------------------------------------------------------------
+
+def torchsparse_ops(mods):
+    m = mods["torchsparse_backend"]
+
+    def pair(name, inputs, **kw):
+        return Op(f"{name}_cuda", inputs, getattr(m, f"{name}_cuda"), getattr(m, f"{name}_cpu"), **kw)
+
+    def g(seed):
+        return torch.Generator().manual_seed(seed)
+
+    coords = torch.randint(0, 6, (50, 4), generator=g(31), dtype=torch.int32)
+    offsets = torch.tensor([[x, y, z] for x in (-1, 0, 1) for y in (-1, 0) for z in (0, 1)], dtype=torch.int32)
+    keys = torch.unique(m.hash_cpu(coords))  # (distinct voxels: a hash table's keys)
+    idx = torch.randint(0, 20, (60,), generator=g(32))
+    counts = torch.bincount(idx, minlength=20).int()
+    return [
+        pair("hash", lambda: (coords,)),
+        pair("kernel_hash", lambda: (coords, offsets)),
+        pair("hash_query", lambda: (torch.cat([keys[::2], torch.tensor([7, 11])]), keys,
+                                    torch.arange(len(keys), dtype=torch.int64))),
+        pair("count", lambda: (idx.int(), 20)),
+        pair("voxelize_forward", lambda: (torch.rand(60, 5, generator=g(33)), idx.int(), counts), atol=1e-6),
+        pair("devoxelize_forward", lambda: (torch.rand(20, 5, generator=g(34)),
+                                            torch.randint(0, 20, (40, 8), generator=g(35), dtype=torch.int32),
+                                            torch.rand(40, 8, generator=g(36))), atol=1e-6),
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
 # The recipes
 # ---------------------------------------------------------------------------------------------
 
@@ -730,7 +761,7 @@ def _recipes():
             Module("torchsparse_backend", ["torchsparse/backend/pybind_cuda.cu",
                                            "torchsparse/backend/**/*_cpu.cpp",
                                            "torchsparse/backend/**/*_cuda.cu"], [],
-                   ["-g", "-O3", "-fopenmp", "-lgomp"])]),
+                   ["-g", "-O3", "-fopenmp", "-lgomp"])], torchsparse_ops),
         Recipe("bitsandbytes-foundation+bitsandbytes", [
             Module("bitsandbytes_cuda", ["csrc/*.cu", "csrc/*.cpp"], ["csrc", "include"], ["-DBUILD_CUDA"])],
             note="built by CMake upstream (a C library, not a torch extension): csrc/ with BUILD_CUDA"),
