@@ -381,3 +381,5 @@ def test_a_header_with_inline_ptx_is_translated_for_the_interpreter(tmp_path):
     copy = (tmp_path / "out" / "k.cpp").read_text()
     assert copy.index('#pragma GCC optimize("O0")') < copy.index("#line 1")
     assert "optimize" not in emulate.translate("__global__ void k() {}\n", "/src/k.cu")
+    for cub in ("#include <cub/block/block_reduce.cuh>\n", "using R = cub::BlockReduce<float, 1024>;\n"):
+        assert '#pragma GCC optimize("O0")' in emulate.translate(cub, "/src/k.cu")
