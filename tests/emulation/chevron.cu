@@ -117,6 +117,33 @@ __global__ void wmma_tile(const __half* a, const __half* b, float* c, float alph
   for (int i = static_cast<int>(threadIdx.x); i < 256; i += 32) c[i] = tile[i];
 }
 
+// Inline PTX as nvdiffrast's cudaraster writes it: conversions with rounding modes and saturation,
+// slct, set, fma with a rounding mode, rcp; each result in `out`, in order.
+__global__ void ptx_conversions(float nan, unsigned* out) {
+  int i = 0;
+  const float rounds[] = {2.5f, -3.7f, 3e9f, nan};
+  for (const float f : rounds) asm("cvt.rni.sat.s32.f32 %0, %1;" : "=r"(out[i++]) : "f"(f));
+  asm("cvt.rzi.s32.f32 %0, %1;" : "=r"(out[i++]) : "f"(-3.7f));
+  asm("cvt.rmi.s32.f32 %0, %1;" : "=r"(out[i++]) : "f"(-3.2f));
+  asm("cvt.rpi.s32.f32 %0, %1;" : "=r"(out[i++]) : "f"(3.2f));
+  asm("cvt.rzi.u32.f32 %0, %1;" : "=r"(out[i++]) : "f"(-5.0f));
+  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(out[i++]) : "f"(1.0f + 0x1p-11f));
+  float f = 0;
+  asm("cvt.rn.f32.s32 %0, %1;" : "=f"(f) : "r"(-7));
+  out[i++] = static_cast<unsigned>(static_cast<int>(f));
+  asm("cvt.sat.u8.s32 %0, %1;" : "=r"(out[i++]) : "r"(300));
+  asm("slct.s32.s32 %0, %1, %2, %3;" : "=r"(out[i++]) : "r"(10), "r"(20), "r"(-1));
+  asm("set.ge.u32.s32 %0, %1, %2;" : "=r"(out[i++]) : "r"(5), "r"(3));
+  asm("set.ge.u32.s32 %0, %1, %2;" : "=r"(out[i++]) : "r"(2), "r"(3));
+  float down = 0, up = 0;
+  asm("fma.rm.f32 %0, %1, %2, %3;" : "=f"(down) : "f"(1.0f), "f"(1.0f), "f"(0x1p-30f));
+  asm("fma.rp.f32 %0, %1, %2, %3;" : "=f"(up) : "f"(1.0f), "f"(1.0f), "f"(0x1p-30f));
+  out[i++] = down == 1.0f && up == 1.0f + 0x1p-23f;
+  double r = 0;
+  asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(r) : "d"(4.0));
+  out[i++] = r == 0.25;
+}
+
 template <typename T>
 struct ops {
   static __global__ void negate(T* v, int n) {
@@ -188,6 +215,18 @@ TEST_CASE("CUDA's warp matrix functions (<mma.h>) multiply a tile as tensor core
   CHECK(nvcuda::wmma::__float_to_tf32(1.0f + 0x1p-11f) == 1.0f + 0x1p-10f);
   CHECK(nvcuda::wmma::__float_to_tf32(-1.0f - 0x1p-11f) == -1.0f - 0x1p-10f);
   CHECK(nvcuda::wmma::__float_to_tf32(1.0f + 0x1.8p-12f) == 1.0f);
+}
+
+TEST_CASE("inline PTX's conversions, selections and rounded arithmetic give what the PTX ISA says") {
+  cuguard::device_buffer<unsigned> out(18, "out");
+  ptx_conversions<<<1, 1>>>(__builtin_nanf(""), out.data());
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  unsigned got[18] = {};
+  out.copy_to_host(got, 18);
+  const auto s = [](int v) { return static_cast<unsigned>(v); };
+  const unsigned expected[] = {s(2), s(-4), s(2147483647), 0,   s(-3), s(-4), s(4), 0, 0x3f802000u, s(-7), 255,
+                               20,   0xffffffffu, 0,         1,     1};
+  for (int i = 0; i < 16; ++i) CHECK_MESSAGE(got[i] == expected[i], "result ", i);
 }
 
 TEST_CASE("a <<<>>> launch CUDA refuses runs nothing and sets cudaGetLastError, as on a GPU") {

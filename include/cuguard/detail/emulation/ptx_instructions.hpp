@@ -120,8 +120,115 @@ inline bool interpreter::dispatch(const statement& st) {
   else if (head == "prmt")
     set(a[0], __byte_perm(static_cast<unsigned>(value(a[1])), static_cast<unsigned>(value(a[2])),
                           static_cast<unsigned>(value(a[3]))));
-  else return false;
+  else if (head == "cvt" && parts.size() >= 3) convert(parts, a);
+  else if ((head == "fma" || head == "rcp" || head == "sqrt" || head == "div") && parts.size() >= 3) rounded(parts, a);
+  else if (head == "slct" && parts.size() == 3) { // slct.dtype.ctype d, a, b, c: c >= 0 ? a : b
+    const type_info c = type_of(type);
+    const std::uint64_t v = value(a[3]);
+    const bool pick = c.floating ? as_float(v, c.bits) >= 0 : as_signed(v, c.bits) >= 0;
+    set(a[0], pick ? value(a[1]) : value(a[2]));
+  } else if (head == "set" && parts.size() >= 4) { // set.cmp.dtype.stype d, a, b: all ones (1.0f) or 0
+    compare(parts[1], type, a);
+    const type_info d = type_of(parts[parts.size() - 2]);
+    set(a[0], value(a[0]) != 0 ? (d.floating ? from_float(1.0, d.bits) : width_mask(d.bits)) : 0);
+  } else return false;
   return true;
+}
+
+// cvt{.rnd}{.ftz}{.sat}.dtype.atype d, a: a float to an integer rounded as .rni/.rzi/.rmi/.rpi say
+// (NaN to 0, saturating to the type's range, as PTX's float-to-integer conversions always do);
+// integers to integers (.sat: clamped, else wrapped) or floats; floats to floats (an integral
+// .rnd rounds to an integer; .sat clamps to [0, 1]; .rna.tf32 keeps 10 bits of mantissa).
+inline void interpreter::convert(const std::vector<std::string>& parts, const std::vector<std::string>& a) {
+  const std::string& dname = parts[parts.size() - 2];
+  const type_info from = type_of(parts.back());
+  std::string rnd;
+  bool sat = false;
+  for (std::size_t i = 1; i + 2 < parts.size(); ++i) {
+    if (parts[i] == "sat") sat = true;
+    else if (parts[i] != "ftz") rnd = parts[i];
+  }
+  const std::uint64_t x = value(a[1]);
+  if (dname == "tf32") { // (to nearest, ties away from zero: .rna)
+    std::uint64_t bits = x & 0xffffffffu;
+    if ((bits & 0x7f800000u) != 0x7f800000u) bits = (bits + 0x1000u) & 0xffffe000u;
+    return set(a[0], bits);
+  }
+  const type_info to = type_of(dname);
+  if (from.bits == 16 && from.floating) unsupported("cvt from f16");
+  if (from.floating) {
+    double v = as_float(x, from.bits);
+    const auto round = [&](double d) {
+      if (rnd == "rzi" || rnd == "rz") return std::trunc(d);
+      if (rnd == "rmi" || rnd == "rm") return std::floor(d);
+      if (rnd == "rpi" || rnd == "rp") return std::ceil(d);
+      return std::nearbyint(d); // rni, rn: to nearest even (the default rounding mode)
+    };
+    if (to.floating) {
+      if (rnd.size() == 3 && rnd.back() == 'i') v = round(v);
+      if (sat) v = v != v ? 0.0 : (v < 0 ? 0.0 : (v > 1 ? 1.0 : v));
+      return set(a[0], from_float(v, to.bits));
+    }
+    if (v != v) return set(a[0], 0);
+    v = round(v);
+    if (to.is_signed) {
+      const double hi = std::ldexp(1.0, static_cast<int>(to.bits) - 1);
+      const std::int64_t r = v >= hi ? static_cast<std::int64_t>(width_mask(to.bits - 1))
+                             : v < -hi ? -static_cast<std::int64_t>(width_mask(to.bits - 1)) - 1
+                                       : static_cast<std::int64_t>(v);
+      return set(a[0], static_cast<std::uint64_t>(r) & width_mask(to.bits));
+    }
+    const double hi = std::ldexp(1.0, static_cast<int>(to.bits));
+    return set(a[0], v <= 0 ? 0 : v >= hi ? width_mask(to.bits) : static_cast<std::uint64_t>(v));
+  }
+  if (to.floating) {
+    const double v = from.is_signed ? static_cast<double>(as_signed(x, from.bits))
+                                    : static_cast<double>(x & width_mask(from.bits));
+    return set(a[0], from_float(v, to.bits));
+  }
+  if (!sat) return set(a[0], (from.is_signed ? static_cast<std::uint64_t>(as_signed(x, from.bits)) : x & width_mask(from.bits)) &
+                                 width_mask(to.bits));
+  // (.sat between integers: clamped to the destination's range)
+  const long double v = from.is_signed ? static_cast<long double>(as_signed(x, from.bits))
+                                       : static_cast<long double>(x & width_mask(from.bits));
+  const long double lo = to.is_signed ? -std::ldexp(1.0L, static_cast<int>(to.bits) - 1) : 0.0L;
+  const long double hi = to.is_signed ? std::ldexp(1.0L, static_cast<int>(to.bits) - 1) - 1 : std::ldexp(1.0L, static_cast<int>(to.bits)) - 1;
+  const long double c = v < lo ? lo : v > hi ? hi : v;
+  set(a[0], (to.is_signed ? static_cast<std::uint64_t>(static_cast<std::int64_t>(c)) : static_cast<std::uint64_t>(c)) &
+                width_mask(to.bits));
+}
+
+// fma.rnd.type d, a, b, c; rcp.{approx,rnd}.type d, a; sqrt and div likewise: in the rounding mode
+// the statement names (.rn, .rz, .rm, .rp; .approx as .rn), in the type's precision.
+inline void interpreter::rounded(const std::vector<std::string>& parts, const std::vector<std::string>& a) {
+  const type_info t = type_of(parts.back());
+  if (!t.floating || t.bits == 16) unsupported(parts[0] + "." + parts.back());
+  std::string rnd = "rn";
+  for (std::size_t i = 1; i + 1 < parts.size(); ++i)
+    if (parts[i] == "rz" || parts[i] == "rm" || parts[i] == "rp") rnd = parts[i];
+  const int mode = rnd == "rz" ? FE_TOWARDZERO : rnd == "rm" ? FE_DOWNWARD : rnd == "rp" ? FE_UPWARD : FE_TONEAREST;
+  const int was = std::fegetround();
+  std::fesetround(mode);
+  const double p = as_float(value(a[1]), t.bits);
+  std::uint64_t r = 0;
+  if (t.bits == 32) {
+    const float x = static_cast<float>(p);
+    volatile float out = 0; // (computed here, in the mode set)
+    if (parts[0] == "fma") out = std::fma(x, static_cast<float>(as_float(value(a[2]), 32)), static_cast<float>(as_float(value(a[3]), 32)));
+    else if (parts[0] == "rcp") out = 1.0f / x;
+    else if (parts[0] == "sqrt") out = std::sqrt(x);
+    else out = x / static_cast<float>(as_float(value(a[2]), 32));
+    r = from_float(out, 32);
+  } else {
+    volatile double out = 0;
+    if (parts[0] == "fma") out = std::fma(p, as_float(value(a[2]), 64), as_float(value(a[3]), 64));
+    else if (parts[0] == "rcp") out = 1.0 / p;
+    else if (parts[0] == "sqrt") out = std::sqrt(p);
+    else out = p / as_float(value(a[2]), 64);
+    r = from_float(out, 64);
+  }
+  std::fesetround(was);
+  set(a[0], r);
 }
 
 // Packing and unpacking: the vector's elements split the register's bits evenly.

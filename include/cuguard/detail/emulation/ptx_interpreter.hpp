@@ -16,7 +16,9 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <cfenv>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
@@ -193,6 +195,8 @@ class interpreter {
   void arithmetic(const std::string& op, const std::string& type, const std::vector<std::string>& a);
   void memory(bool load, const std::string& type, bool vector, const std::vector<std::string>& a);
   void shuffle(const std::string& mode, const std::vector<std::string>& a, const std::string& predicate_out);
+  void convert(const std::vector<std::string>& parts, const std::vector<std::string>& a);
+  void rounded(const std::vector<std::string>& parts, const std::vector<std::string>& a);
 
   const char* file_;
   unsigned line_;
