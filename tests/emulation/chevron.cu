@@ -142,6 +142,16 @@ __global__ void ptx_conversions(float nan, unsigned* out) {
   double r = 0;
   asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(r) : "d"(4.0));
   out[i++] = r == 0.25;
+  // The video instructions: selected bytes, secondary operations, saturation, a merge into c.
+  asm("vadd.u32.u32.u32 %0.b0, %1, %2, %3;" : "=r"(out[i++]) : "r"(0x1234u), "r"(0x10u), "r"(0xabcd0000u));
+  asm("vadd.u32.s32.s32.sat.min %0, %1, %2, %3;" : "=r"(out[i++]) : "r"(-10), "r"(3), "r"(100));
+  asm("vadd.u32.s32.s32.sat.min %0, %1, %2, %3;" : "=r"(out[i++]) : "r"(50), "r"(60), "r"(100));
+  asm("vmax.s32.s32.s32.max %0, %1, %2, %3;" : "=r"(out[i++]) : "r"(-5), "r"(3), "r"(7));
+  asm("vmin.s32.s32.s32.add %0, %1, %2, %3;" : "=r"(out[i++]) : "r"(-5), "r"(3), "r"(10));
+  asm("vmad.u32.u32.u32 %0, %1.b1, %2.b3, %3;" : "=r"(out[i++]) : "r"(0xab00u), "r"(0x02000000u), "r"(5));
+  asm("vsub.s32.u32.u32 %0, %1, %2, %3;" : "=r"(out[i++]) : "r"(3), "r"(5), "r"(0));
+  asm("bfind.u32 %0, %1;" : "=r"(out[i++]) : "r"(0x00f00000u));
+  asm("bfind.u32 %0, %1;" : "=r"(out[i++]) : "r"(0u));
 }
 
 template <typename T>
@@ -218,15 +228,16 @@ TEST_CASE("CUDA's warp matrix functions (<mma.h>) multiply a tile as tensor core
 }
 
 TEST_CASE("inline PTX's conversions, selections and rounded arithmetic give what the PTX ISA says") {
-  cuguard::device_buffer<unsigned> out(18, "out");
+  cuguard::device_buffer<unsigned> out(25, "out");
   ptx_conversions<<<1, 1>>>(__builtin_nanf(""), out.data());
   REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
-  unsigned got[18] = {};
-  out.copy_to_host(got, 18);
+  unsigned got[25] = {};
+  out.copy_to_host(got, 25);
   const auto s = [](int v) { return static_cast<unsigned>(v); };
-  const unsigned expected[] = {s(2), s(-4), s(2147483647), 0,   s(-3), s(-4), s(4), 0, 0x3f802000u, s(-7), 255,
-                               20,   0xffffffffu, 0,         1,     1};
-  for (int i = 0; i < 16; ++i) CHECK_MESSAGE(got[i] == expected[i], "result ", i);
+  const unsigned expected[] = {s(2), s(-4), s(2147483647), 0, s(-3), s(-4), s(4), 0, 0x3f802000u, s(-7), 255, 20,
+                               0xffffffffu, 0, 1, 1,
+                               0xabcd0044u, 0, 100, 7, 5, 0xab * 2 + 5, s(-2), 23, 0xffffffffu};
+  for (int i = 0; i < 25; ++i) CHECK_MESSAGE(got[i] == expected[i], "result ", i);
 }
 
 TEST_CASE("a <<<>>> launch CUDA refuses runs nothing and sets cudaGetLastError, as on a GPU") {

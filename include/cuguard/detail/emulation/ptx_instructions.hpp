@@ -121,6 +121,18 @@ inline bool interpreter::dispatch(const statement& st) {
     set(a[0], __byte_perm(static_cast<unsigned>(value(a[1])), static_cast<unsigned>(value(a[2])),
                           static_cast<unsigned>(value(a[3]))));
   else if (head == "cvt" && parts.size() >= 3) convert(parts, a);
+  else if ((head == "vadd" || head == "vsub" || head == "vmin" || head == "vmax" || head == "vabsdiff" ||
+            head == "vmad") && parts.size() >= 4) video(parts, a);
+  else if (head == "bfind" && parts.size() >= 2) { // the most significant non-sign bit's index, or ~0
+    const type_info t = type_of(type);
+    std::uint64_t x = value(a[1]) & width_mask(t.bits);
+    if (t.is_signed && ((x >> (t.bits - 1)) & 1u)) x = ~x & width_mask(t.bits);
+    int top = -1;
+    for (int bit = static_cast<int>(t.bits) - 1; bit >= 0 && top < 0; --bit)
+      if ((x >> bit) & 1u) top = bit;
+    const bool shift = parts.size() > 2 && parts[1] == "shiftamt";
+    set(a[0], top < 0 ? 0xffffffffu : static_cast<std::uint64_t>(shift ? static_cast<int>(t.bits) - 1 - top : top));
+  }
   else if ((head == "fma" || head == "rcp" || head == "sqrt" || head == "div") && parts.size() >= 3) rounded(parts, a);
   else if (head == "slct" && parts.size() == 3) { // slct.dtype.ctype d, a, b, c: c >= 0 ? a : b
     const type_info c = type_of(type);
@@ -196,6 +208,75 @@ inline void interpreter::convert(const std::vector<std::string>& parts, const st
   const long double c = v < lo ? lo : v > hi ? hi : v;
   set(a[0], (to.is_signed ? static_cast<std::uint64_t>(static_cast<std::int64_t>(c)) : static_cast<std::uint64_t>(c)) &
                 width_mask(to.bits));
+}
+
+// The scalar video instructions: vop.dtype.atype.btype{.sat}{.op2} d{.dsel}, a{.asel}, b{.bsel}{, c}
+// (vadd, vsub, vabsdiff, vmin, vmax), and vmad.dtype.atype.btype{.sat}{.shr7|.shr15} d, {-}a{.asel},
+// {-}b{.bsel}, {-}c: the operands' selected bytes (.b0-.b3) or halves (.h0, .h1) extended as their
+// type says, the operation in 64 bits, the secondary operation with c (.add, .min, .max), .sat
+// clamping to the destination's range (to its selected part's with a .dsel), and a .dsel merging
+// the result's low part into c.
+inline void interpreter::video(const std::vector<std::string>& parts, const std::vector<std::string>& a) {
+  const std::string& op = parts[0];
+  const type_info dt = type_of(parts[1]), at = type_of(parts[2]), bt = type_of(parts[3]);
+  bool sat = false;
+  std::string op2;
+  int shift = 0;
+  for (std::size_t i = 4; i < parts.size(); ++i) {
+    if (parts[i] == "sat") sat = true;
+    else if (parts[i] == "shr7") shift = 7;
+    else if (parts[i] == "shr15") shift = 15;
+    else op2 = parts[i];
+  }
+  struct part {
+    std::string reg;
+    unsigned offset = 0, bits = 32;
+    bool negate = false;
+  };
+  const auto read = [](std::string token) {
+    part p;
+    if (!token.empty() && token[0] == '-') p.negate = true, token = trim(token.substr(1));
+    const std::size_t dot = token.find('.');
+    p.reg = token.substr(0, dot);
+    if (dot != std::string::npos) {
+      const std::string sel = token.substr(dot + 1);
+      p.bits = sel[0] == 'b' ? 8u : 16u;
+      p.offset = static_cast<unsigned>(sel[1] - '0') * p.bits;
+    }
+    return p;
+  };
+  const auto operand = [&](const part& p, const type_info& t) {
+    const std::uint64_t bits = (value(p.reg) >> p.offset) & width_mask(p.bits);
+    const std::int64_t v = t.is_signed ? as_signed(bits, p.bits) : static_cast<std::int64_t>(bits);
+    return p.negate ? -v : v;
+  };
+  const part d = read(a[0]), pa = read(a[1]), pb = read(a[2]);
+  const std::int64_t x = operand(pa, at), y = operand(pb, bt);
+  const bool has_c = a.size() > 3;
+  const std::int64_t c = has_c ? operand(read(a[3]), dt) : 0;
+  std::int64_t r;
+  if (op == "vadd") r = x + y;
+  else if (op == "vsub") r = x - y;
+  else if (op == "vabsdiff") r = x > y ? x - y : y - x;
+  else if (op == "vmin") r = x < y ? x : y;
+  else if (op == "vmax") r = x > y ? x : y;
+  else r = ((x * y) >> shift) + c; // vmad
+  if (op != "vmad" && !op2.empty()) {
+    if (op2 == "add") r += c;
+    else if (op2 == "min") r = r < c ? r : c;
+    else if (op2 == "max") r = r > c ? r : c;
+    else unsupported(op + "." + op2);
+  }
+  const unsigned width = d.reg == a[0] ? dt.bits : d.bits;
+  if (sat) {
+    const std::int64_t hi = dt.is_signed ? static_cast<std::int64_t>(width_mask(width - 1)) : static_cast<std::int64_t>(width_mask(width));
+    const std::int64_t lo = dt.is_signed ? -hi - 1 : 0;
+    r = r < lo ? lo : r > hi ? hi : r;
+  }
+  std::uint64_t out = static_cast<std::uint64_t>(r) & width_mask(width);
+  if (d.reg != a[0]) // (a .dsel: the part merged into c)
+    out = (static_cast<std::uint64_t>(c) & ~(width_mask(d.bits) << d.offset) & width_mask(dt.bits)) | (out << d.offset);
+  set(d.reg, out);
 }
 
 // fma.rnd.type d, a, b, c; rcp.{approx,rnd}.type d, a; sqrt and div likewise: in the rounding mode

@@ -196,6 +196,7 @@ class interpreter {
   void memory(bool load, const std::string& type, bool vector, const std::vector<std::string>& a);
   void shuffle(const std::string& mode, const std::vector<std::string>& a, const std::string& predicate_out);
   void convert(const std::vector<std::string>& parts, const std::vector<std::string>& a);
+  void video(const std::vector<std::string>& parts, const std::vector<std::string>& a);
   void rounded(const std::vector<std::string>& parts, const std::vector<std::string>& a);
 
   const char* file_;
