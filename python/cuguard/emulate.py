@@ -406,7 +406,11 @@ def _device_bodies(masked):
 
 
 def _device_only(region):
-    """True if the text between two conditional directives declares device code only."""
+    """True if the text between two conditional directives declares device code only, or only
+    includes headers (`#if __CUDA_ARCH__ >= 700` around `#include <cuda/pipeline>`: what the device
+    pass's kernels use, harmless to the host's)."""
+    if region.strip() and all(re.match(r"\s*#\s*include\b", line) for line in region.splitlines() if line.strip()):
+        return True
     return _DEVICE.search(region) is not None and "__host__" not in region and not re.search(r"\bmain\s*\(", region)
 
 

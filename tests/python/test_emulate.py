@@ -217,6 +217,10 @@ def test_cuda_arch_selects_device_code_in_device_functions_and_device_only_regio
     assert lines[4] == "#if defined(CUGUARD_DEVICE_CUDA_ARCH) && CUGUARD_DEVICE_CUDA_ARCH >= 700"
     assert lines[9] == "#ifdef __CUDA_ARCH__"  # host and device: the host's branch
     assert lines[15] == "#ifndef __CUDA_ARCH__"  # host code
+    # Headers included for the device pass only (torchsparse: libcu++'s pipeline for its kernels).
+    guarded = body("#if __CUDA_ARCH__ >= 700\n#include <cuda/pipeline>\n#endif\n"
+                   "#ifndef __CUDA_ARCH__\n#include <cstdio>\nint host_only();\n#endif\n").splitlines()
+    assert guarded[0] == "#if CUGUARD_DEVICE_CUDA_ARCH >= 700" and guarded[3] == "#ifndef __CUDA_ARCH__"
 
 
 def test_inline_ptx_becomes_a_call_of_the_interpreter_in_sources_and_cub_headers():
