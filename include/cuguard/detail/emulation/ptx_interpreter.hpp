@@ -228,3 +228,4 @@ void run(const char* file, unsigned line, const char* text, const Operands&... o
 CUGUARD_IMPL_END_NAMESPACE
 
 #include <cuguard/detail/emulation/ptx_instructions.hpp> // IWYU pragma: export
+#include <cuguard/detail/emulation/ptx_conversions.hpp>  // IWYU pragma: export
