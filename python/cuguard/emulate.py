@@ -662,24 +662,27 @@ def _needs_translation(text):
         or _GLOBAL.search(masked) is not None or _CUDACC.search(masked) is not None or _ASM.search(masked) is not None
 
 
-def _chain_needs_translation(path, text, seen, include_dirs=()):
-    """True if the header `text` (read from `path`) needs translation, or a header it includes
-    with quotes (beside it or in `include_dirs`, at any depth) does: its includer's copy must then
-    name that header's translation (a.h including common.h, which tests __CUDACC__)."""
+def _reaches(path, needs, seen, include_dirs=()):
+    """True if `needs(text)` holds of the file at `path` or of a header it includes with quotes
+    (beside it or in `include_dirs`, at any depth); `seen` collects the files read."""
     path = os.path.abspath(path)
-    if path in seen:
+    if path in seen or not os.path.exists(path):
         return False
     seen.add(path)
-    if _needs_translation(text):
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    if needs(text):
         return True
     here = os.path.dirname(path)
-    for m in _INCLUDE.finditer(text):
-        found = _found(m.group(2), here, include_dirs)[0]
-        if found is not None and found not in seen:
-            with open(found, encoding="utf-8") as f:
-                if _chain_needs_translation(found, f.read(), seen, include_dirs):
-                    return True
-    return False
+    found = (_found(m.group(2), here, include_dirs)[0] for m in _INCLUDE.finditer(text))
+    return any(f is not None and _reaches(f, needs, seen, include_dirs) for f in found)
+
+
+def _chain_needs_translation(path, include_dirs=()):
+    """True if the header at `path` needs translation, or a header it includes does: its
+    includer's copy must then name that header's translation (a.h including common.h, which
+    tests __CUDACC__)."""
+    return _reaches(path, _needs_translation, set(), include_dirs)
 
 
 def _found(name, here, include_dirs):
@@ -716,8 +719,7 @@ def _includes(text, path, out_dir, headers, torch=False, include_dirs=()):
         if out_dir is not None:
             with open(found, encoding="utf-8") as f:
                 content = f.read()
-            if _chain_needs_translation(found, content, set(), include_dirs) or \
-                    (torch and _host_needs_translation(found, set(), include_dirs)):
+            if _chain_needs_translation(found, include_dirs) or (torch and _host_needs_translation(found, include_dirs)):
                 digest = hashlib.sha1(found.encode("utf-8")).hexdigest()[:8]
                 target = os.path.join(out_dir, f"{os.path.basename(found)}.{digest}.h")
                 _write_if_changed(target, translate(content, found, torch, out_dir, headers, header=True,
@@ -1037,21 +1039,10 @@ def translate_file(source, output, torch=False, include_dirs=(), macros=""):
     _write_if_changed(output + ".d", f"{escape(output)}: {' '.join(escape(p) for p in [os.path.abspath(source)] + headers)}\n")
 
 
-def _host_needs_translation(path, seen, include_dirs=()):
+def _host_needs_translation(path, include_dirs=()):
     """True if the C++ file at `path`, or a header it includes (quoted, beside it or in
     `include_dirs`, at any depth), tests a tensor's device (translate_host's rewrites apply)."""
-    path = os.path.abspath(path)
-    if path in seen or not os.path.exists(path):
-        return False
-    seen.add(path)
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
-    masked = _mask(text)
-    if _DEVICE_TEST.search(masked):
-        return True
-    here = os.path.dirname(path)
-    found = (_found(m.group(2), here, include_dirs)[0] for m in _INCLUDE.finditer(text))
-    return any(f is not None and _host_needs_translation(f, seen, include_dirs) for f in found)
+    return _reaches(path, lambda text: _DEVICE_TEST.search(_mask(text)) is not None, set(), include_dirs)
 
 
 def translate_host(text, path, out_dir=None, headers=None, include_dirs=()):
@@ -1070,7 +1061,7 @@ def translate_host_file(source, output, include_dirs=()):
     """Writes translate_host() of `source` to `output` (and the headers it includes that need it
     beside it) and returns True, where `source` or such a header (beside it or in `include_dirs`)
     tests a tensor's device; else writes nothing and returns False (the source builds as it is)."""
-    if not _host_needs_translation(source, set(), include_dirs):
+    if not _host_needs_translation(source, include_dirs):
         return False
     headers = []
     with open(source, encoding="utf-8") as f:
