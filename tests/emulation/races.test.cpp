@@ -209,6 +209,17 @@ __global__ void vector_accesses(cuguard::checked_view<float, 1> out, bool vector
   if (threadIdx.x == 1) out(0) = vector_store ? tile(2) : tile.load<4>(0)[2];
 }
 
+// Every thread stores the same four values with store<4> (a table each thread copies in), or
+// thread t stores t + 1 to the first (`differ`); after the barrier thread 0 reads them.
+__global__ void vector_same_values(cuguard::checked_view<float, 1> out, bool differ) {
+  alignas(16) __shared__ float storage[4];
+  const auto table = cuguard::make_view(storage, {4}, "table");
+  const float first = differ ? static_cast<float>(threadIdx.x) + 1.0f : 1.0f;
+  table.store<4>(cuguard::vec<float, 4>{{first, 2.0f, 3.0f, 4.0f}}, 0);
+  __syncthreads();
+  if (threadIdx.x == 0) out(0) = table(0) + table(1) + table(2) + table(3);
+}
+
 // Thread 0 adds to the element's second member with an atomic, and nothing else touches it
 // before thread 1 reads the element's first member: a change made only by an atomic races with
 // nothing.
@@ -411,6 +422,22 @@ TEST_CASE("a vector store or load races element by element: the report names the
     CHECK(c.report.other_thread[0] == 0);
     CHECK(c.report.index[0] == 2); // the third element, also where it is the third of the load
     CHECK(c.report.op == (vector_store ? cuguard::operation::access : cuguard::operation::vector_load));
+  }
+}
+
+TEST_CASE("stores known as stores (store<N>) of the values the elements hold race with nothing; of others, they do") {
+  cuguard::device_buffer<float> out(1, "out");
+  for (const char* schedule : {"forward", "reverse"}) {
+    CAPTURE(schedule);
+    device_test_support::under_schedule(schedule, [&] { cuguard::launch(race_tests::vector_same_values, 2, 64, out.view(), false); });
+    CHECK(!device_test_support::checked().thrown);
+    CHECK(out.to_host()[0] == 10.0f);
+    device_test_support::under_schedule(schedule, [&] { cuguard::launch(race_tests::vector_same_values, 1, 64, out.view(), true); });
+    const cuguard_test::caught c = device_test_support::checked();
+    REQUIRE(c.thrown);
+    CHECK(c.report.kind == cuguard::violation_kind::shared_race);
+    CHECK(c.report.index[0] == 0);
+    CHECK(c.report.op == cuguard::operation::vector_store);
   }
 }
 

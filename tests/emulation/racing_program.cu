@@ -6,8 +6,9 @@
 // memory, and a block-level one at constant indices (`pair[1]`). Built unchanged by
 // cuguard_emulate(... SANITIZE): each is reported, naming the array, the element, both threads
 // and the barrier that orders them. `racing_program correct` runs the
-// same kernels with their barriers, and an atomic counter in shared memory: nothing is reported,
-// under every schedule (tests/device/CMakeLists.txt).
+// same kernels with their barriers, an atomic counter in shared memory, and every thread of a
+// block copying one table into shared memory (the same values from each thread, in any order):
+// nothing is reported, under every schedule (tests/device/CMakeLists.txt).
 #include <cstdio>
 #include <cstring>
 
@@ -70,6 +71,17 @@ __global__ void count_threads(int* out) {
   if (threadIdx.x == 0) *out = count;
 }
 
+// Every thread copies the same `n` offsets into dynamic shared memory, then, after the barrier,
+// adds them up: stores of the values an element holds already race with nothing.
+__global__ void shared_table(const int* offsets, int n, int* out) {
+  extern __shared__ int table[];
+  for (int i = 0; i < n; ++i) table[i] = offsets[i];
+  __syncthreads();
+  int sum = 0;
+  for (int i = 0; i < n; ++i) sum += table[i];
+  out[blockIdx.x * blockDim.x + threadIdx.x] = sum;
+}
+
 int main(int argc, char** argv) {
   const bool correct = argc > 1 && std::strcmp(argv[1], "correct") == 0;
   int host[threads];
@@ -106,6 +118,14 @@ int main(int argc, char** argv) {
     count_threads<<<2, 96>>>(out);
     cudaMemcpy(sums, out, sizeof(int), cudaMemcpyDeviceToHost);
     std::printf("counted %d threads\n", sums[0]);
+    int* each = nullptr;
+    if (cudaMalloc(&each, 2 * threads * sizeof(int)) != cudaSuccess) return 1;
+    shared_table<<<2, threads, 36 * sizeof(int)>>>(in, 36, each);
+    int first = 0, last = 0;
+    cudaMemcpy(&first, each, sizeof first, cudaMemcpyDeviceToHost);
+    cudaMemcpy(&last, each + 2 * threads - 1, sizeof last, cudaMemcpyDeviceToHost);
+    std::printf("table sums %d %d\n", first, last);
+    cudaFree(each);
   }
   std::printf("%s kernels ran\n", correct ? "correct" : "racing");
   cudaFree(in);

@@ -195,12 +195,12 @@ class grid_runner {
   /// The race detector of the running block.
   race_detector& races() noexcept { return races_; }
 
-  /// An access of `count` elements of `bytes` each from `p` through a view of shared memory, by
-  /// the running thread: for the race detector, which follows only elements that lie in shared
+  /// An access (`kind`) of `count` elements of `bytes` each from `p` to shared memory, by the
+  /// running thread: for the race detector, which follows only elements that lie in shared
   /// memory whole (race_detector::watch). `describe` and `context` as race_detector::access takes them.
-  void note_shared(void* p, std::size_t bytes, int count, const source_site& site, platform::describe_access describe,
-                   const void* context) {
-    races_.access(current_, p, bytes, count, site, describe, context);
+  void note_shared(void* p, std::size_t bytes, int count, platform::access_kind kind, const source_site& site,
+                   platform::describe_access describe, const void* context) {
+    races_.access(current_, p, bytes, count, kind, site, describe, context);
   }
 
  private:

@@ -222,9 +222,9 @@ struct seam_functions {
     idx[1] = ::threadIdx.y;
     idx[2] = ::threadIdx.z;
   }
-  static void note_shared(void* runner, void* p, std::size_t bytes, int count, const source_site& site,
-                          platform::describe_access describe, const void* context) {
-    static_cast<grid_runner*>(runner)->note_shared(p, bytes, count, site, describe, context);
+  static void note_shared(void* runner, void* p, std::size_t bytes, int count, platform::access_kind kind,
+                          const source_site& site, platform::describe_access describe, const void* context) {
+    static_cast<grid_runner*>(runner)->note_shared(p, bytes, count, kind, site, describe, context);
   }
 };
 inline const platform::emulated_engine* grid_runner::seam_engine() noexcept {

@@ -2,8 +2,8 @@
 // What emulation's race detector (race_detector.hpp) keeps of the elements of shared memory that
 // views reached: each one's cell, found by address (an open-addressing table that lives as long
 // as its OS thread's grid runner: elements keep their place across blocks and launches), and
-// the pattern that the elements views stored to are filled with at each block's start; and how
-// an element's bytes are copied and compared.
+// the pattern that the elements views stored to are filled with at each block's start; its
+// reads and log entries; and how an element's bytes are copied and compared.
 #pragma once
 
 #include <cuguard/config.hpp>
@@ -69,6 +69,7 @@ struct race_cell {
   platform::source_site site;       ///< one accessor: where it touched it last, or its store once one was seen
   bool atomic = false;              ///< one accessor: an atomic operation touched it
   bool store_seen = false;          ///< one accessor: the element changed since its first access (site: the store)
+  bool only_stores = false;         ///< one accessor: each of its accesses was known as a store
   std::uint64_t logged = 0;         ///< many: segment + 1 in which it was logged last
   std::uint64_t written_launch = 0; ///< the launch a view last stored to it in
   std::size_t log = 0;              ///< many: its entry in the segment's log (when logged in this segment)
@@ -76,6 +77,29 @@ struct race_cell {
   std::uint64_t writer_sync = 0;
   platform::source_site writer_site{};
   int readers = -1;                 ///< many: its last reader in the detector's readers (-1: none), the others chained
+};
+
+/// A read of an element since the last barrier (every one is kept until the next barrier).
+struct race_reader {
+  int thread;
+  std::uint64_t sync;
+  platform::source_site site;
+  int next; ///< the reader before (-1: none)
+};
+
+/// The running segment's first access of an element of more than one accessor (race_detector's
+/// log).
+struct logged_access {
+  logged_access() noexcept {} // each field is written as the access is logged: none zeroed first
+  std::uintptr_t addr;
+  std::size_t cell;        ///< its element's (kept where the table grows)
+  unsigned char small[16]; ///< its bytes at the first access, where they fit
+  std::size_t snapshot;    ///< else their offset in the detector's bytes_
+  std::size_t bytes;
+  bool atomic;
+  bool only_stores; ///< every access of the segment to it was known as a store
+  int description;  ///< the access as a report names it, in the detector's descriptions_ (-1: none needed)
+  platform::source_site site; ///< where it was
 };
 
 /// The cells, by element address (open addressing, linear probing, at most half full).

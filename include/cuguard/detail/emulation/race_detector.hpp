@@ -17,7 +17,11 @@
 // accessor on, each segment logs the element's value at its first access, and at the segment's
 // end the element's writer and readers since the barrier are kept.
 //
-// A store that leaves the element's bytes as they were is not seen as a write; so that a block's
+// A store known as one (a raw pointer's, under SANITIZE's access hooks, or a view's store<N>)
+// that leaves the element's bytes as they were is neither a write nor a read: every thread of a
+// block copying one table into shared memory stores the same values in any order, and racecheck
+// reports no hazard there. A store through a reference (a view's operator[]) that leaves the
+// bytes as they were is not seen as a write (it is a read); so that a block's
 // stores show even when they store what an earlier block (or launch) left there, the elements
 // that views stored to in this launch or the last one are filled with 0xCD bytes at the start of
 // each block, as a GPU leaves shared memory undefined there. Elements are told apart by address:
@@ -45,6 +49,7 @@ namespace engine {
 using source_site = platform::source_site;
 using shared_access = platform::shared_access;
 using describe_access = platform::describe_access;
+using access_kind = platform::access_kind;
 
 /// How the two accesses of a race conflict: the thread whose segment found it read what the
 /// other wrote, wrote what it read, or both wrote.
@@ -109,21 +114,23 @@ class race_detector {
   /// The lanes of warp `w` passed a warp barrier together.
   void warp_barrier(unsigned w) noexcept { warp_sync_[w] = ++sync_; }
 
-  /// The running thread `t` accesses `count` elements of `bytes` each from `p` (a vector access
-  /// counts its elements one by one) at `site`. `describe(a, context)` fills in the access, as
+  /// The running thread `t` accesses (`kind`) `count` elements of `bytes` each from `p` (a vector
+  /// access counts its elements one by one) at `site`. `describe(a, context)` fills in the access, as
   /// a report would name it, where a report may need it: where another thread's access of the
   /// element since the last barrier is known (the index it gives is the first element's). An
   /// element one thread alone touched since the barrier costs a lookup, and at that thread's
   /// first access a copy of its value. An element is watched only where it lies in shared memory
   /// whole (watch()).
-  void access(unsigned t, void* p, std::size_t bytes, int count, const source_site& site, describe_access describe,
-              const void* context) {
+  void access(unsigned t, void* p, std::size_t bytes, int count, access_kind kind, const source_site& site,
+              describe_access describe, const void* context) {
     if (!dirty_) { // the segment's first access: its thread's stamp
       stamp_ = (sync_state(t) << 10) | t; // threads < 1024
       dirty_ = true;
     }
     const auto at = reinterpret_cast<std::uintptr_t>(p);
-    if (CUGUARD_IMPL_UNLIKELY(count != 1 || !settled(at, site))) unsettled(at, bytes, count, site, describe, context);
+    const bool store = kind == access_kind::store;
+    if (CUGUARD_IMPL_UNLIKELY(count != 1 || !settled(at, store, site)))
+      unsettled(at, bytes, count, store, site, describe, context);
   }
 
   /// The running thread runs an atomic operation on `p`: if a view reached the element that
@@ -159,13 +166,6 @@ class race_detector {
   const shared_race& first() const noexcept { return race_; }
 
  private:
-  /// A read of an element since the last barrier (every one is kept until the next barrier).
-  struct reader {
-    int thread;
-    std::uint64_t sync;
-    source_site site;
-    int next; ///< the reader before (-1: none)
-  };
   using element = pattern_fill::element;
   /// An element the running segment was the first to touch since the barrier, not stored to
   /// through a view in this launch yet.
@@ -173,18 +173,6 @@ class race_detector {
     std::uintptr_t addr;
     std::size_t cell;
   };
-  struct logged_access {
-    logged_access() noexcept {} // each field is written as the access is logged: none zeroed first
-    std::uintptr_t addr;
-    std::size_t cell;        ///< its element's (kept where the table grows)
-    unsigned char small[16]; ///< its bytes at the first access, where they fit
-    std::size_t snapshot;    ///< else their offset in bytes_
-    std::size_t bytes;
-    bool atomic;
-    int description;  ///< the access as a report names it, in descriptions_ (-1: none needed)
-    source_site site; ///< where it was
-  };
-
   /// True where `c` is the running segment's own, marked changed by an atomic.
   bool mark_atomic(race_cell& c) noexcept {
     if (c.stamp == stamp_) {
@@ -201,16 +189,17 @@ class race_detector {
   /// True where the access of the element at `addr` needs no more than its cell (access()):
   /// an element this thread touched in this sync state, or one no thread touched since the
   /// barrier, small enough to copy into its cell.
-  bool settled(std::uintptr_t addr, const source_site& site) {
+  bool settled(std::uintptr_t addr, bool store, const source_site& site) {
     const std::size_t i = cells_.find(addr);
     if (i == race_cells::npos) return false;
     race_cell& c = cells_[i];
     if (c.stamp == stamp_) { // this thread touched it in this sync state already
+      c.only_stores = c.only_stores && store;
       if (!c.store_seen) touched_again(c, site);
       return true;
     }
     if (c.epoch == epoch_ || c.bytes > sizeof c.before) return false;
-    first_access(c, i, site);
+    first_access(c, i, store, site);
     return true;
   }
 
@@ -224,30 +213,31 @@ class race_detector {
 
   /// The first access of element `c` (cell i) since the barrier, by the running thread, of an
   /// element small enough to copy into the cell: its one accessor so far.
-  void first_access(race_cell& c, std::size_t i, const source_site& site) {
+  void first_access(race_cell& c, std::size_t i, bool store, const source_site& site) {
     c.epoch = epoch_;
     c.stamp = stamp_;
     c.site = site;
     c.store_seen = false;
     c.atomic = false;
+    c.only_stores = store;
     copy_element(c.before, reinterpret_cast<const void*>(c.addr), c.bytes);
     if (c.written_launch != launch_) touched_.push_back(touched{c.addr, i}); // a store may need the fill
   }
 
   /// access() of a single element it did not settle, or of a vector's elements, one by one (out
   /// of line: the single element's path, the usual one, then keeps nothing across a call).
-  __attribute__((noinline)) void unsettled(std::uintptr_t at, std::size_t bytes, int count, const source_site& site,
-                                           describe_access describe, const void* context) {
+  __attribute__((noinline)) void unsettled(std::uintptr_t at, std::size_t bytes, int count, bool store,
+                                           const source_site& site, describe_access describe, const void* context) {
     for (int k = 0; k < count; ++k) {
       const std::uintptr_t addr = at + static_cast<std::size_t>(k) * bytes;
-      if (count == 1 || !settled(addr, site)) other_access(addr, bytes, k, site, describe, context);
+      if (count == 1 || !settled(addr, store, site)) other_access(addr, bytes, k, store, site, describe, context);
     }
   }
 
   /// An access settled() does not settle: of an element not seen before, of one another
   /// accessor touched since the barrier, or the first of a large element.
-  void other_access(std::uintptr_t addr, std::size_t bytes, int k, const source_site& site, describe_access describe,
-                    const void* context) {
+  void other_access(std::uintptr_t addr, std::size_t bytes, int k, bool store, const source_site& site,
+                    describe_access describe, const void* context) {
     std::size_t i = cells_.find(addr);
     if (i == race_cells::npos) {
       if (holds_ == nullptr || !holds_(shared_, addr, bytes) || is_protected(addr, bytes)) return;
@@ -255,7 +245,7 @@ class race_detector {
     }
     race_cell& c = cells_[i];
     if (c.epoch != epoch_) { // the first access since the barrier
-      if (c.bytes <= sizeof c.before) return first_access(c, i, site);
+      if (c.bytes <= sizeof c.before) return first_access(c, i, store, site);
       c.epoch = epoch_;
       c.writer = -1;
       c.readers = -1;
@@ -263,12 +253,12 @@ class race_detector {
     } else if (c.stamp != race_cell::many) {
       promote(c);
     }
-    log(c, i, k, site, describe, context);
+    log(c, i, k, store, site, describe, context);
   }
 
   /// A second accessor meets element `c`: what its one accessor did becomes a reader or the
   /// writer since the barrier (what it wrote is what differs from its copy); an accessor whose
-  /// change was an atomic's is neither.
+  /// change was an atomic's is neither, nor one whose accesses were all stores of what it held.
   void promote(race_cell& c) {
     const int owner = static_cast<int>(c.stamp & 1023u);
     const std::uint64_t sync = c.stamp >> 10;
@@ -281,16 +271,20 @@ class race_detector {
       c.writer_sync = sync;
       c.writer_site = c.site; // (its store, or, a change not seen yet, its last access: the store)
       stored(c);
-    } else {
-      readers_.push_back(reader{owner, sync, c.site, -1});
+    } else if (!c.only_stores) {
+      readers_.push_back(race_reader{owner, sync, c.site, -1});
       c.readers = static_cast<int>(readers_.size() - 1);
     }
   }
 
   /// The running segment's first access of element `c` (cell i) of more than one accessor:
   /// its value now, to be compared at the segment's end.
-  void log(race_cell& c, std::size_t i, int k, const source_site& site, describe_access describe, const void* context) {
-    if (c.logged == segment_ + 1) return; // this segment has its value already
+  void log(race_cell& c, std::size_t i, int k, bool store, const source_site& site, describe_access describe,
+           const void* context) {
+    if (c.logged == segment_ + 1) { // this segment has its value already
+      log_[c.log].only_stores = log_[c.log].only_stores && store;
+      return;
+    }
     c.logged = segment_ + 1;
     c.log = log_.size();
     int description = -1;
@@ -307,6 +301,7 @@ class race_detector {
     l.cell = i;
     l.bytes = c.bytes;
     l.atomic = false;
+    l.only_stores = store;
     l.description = description;
     l.site = site;
     const auto* from = reinterpret_cast<const unsigned char*>(c.addr);
@@ -332,11 +327,12 @@ class race_detector {
       if (l.atomic) continue;
       const bool wrote = element_changed(l.bytes <= sizeof l.small ? l.small : bytes_.data() + l.snapshot,
                                  reinterpret_cast<const void*>(l.addr), l.bytes);
+      if (!wrote && l.only_stores) continue; // stores of what it held: no read, no write
       if (c.writer >= 0 && !ordered(c.writer, c.writer_sync, t))
         found(t, wrote ? race_order::write_after_write : race_order::read_after_write, l, c.writer, c.writer_site);
       if (wrote) {
         for (int r = c.readers; r >= 0 && !(race_.found && race_across_); r = readers_[static_cast<std::size_t>(r)].next) {
-          const reader& e = readers_[static_cast<std::size_t>(r)];
+          const race_reader& e = readers_[static_cast<std::size_t>(r)];
           if (!ordered(e.thread, e.sync, t)) found(t, race_order::write_after_read, l, e.thread, e.site);
         }
         c.writer = static_cast<int>(t);
@@ -344,7 +340,7 @@ class race_detector {
         c.writer_site = l.site;
         stored(c);
       } else {
-        readers_.push_back(reader{static_cast<int>(t), my_sync, l.site, c.readers});
+        readers_.push_back(race_reader{static_cast<int>(t), my_sync, l.site, c.readers});
         c.readers = static_cast<int>(readers_.size() - 1);
       }
     }
@@ -416,7 +412,7 @@ class race_detector {
   }
 
   race_cells cells_;                  ///< every element views reached
-  std::vector<reader> readers_;       ///< the reads since the last barrier of elements of more than one accessor
+  std::vector<race_reader> readers_;  ///< the reads since the last barrier of elements of more than one accessor
   std::vector<touched> touched_;      ///< the running segment's elements of one accessor, where the fill may need them
   std::vector<logged_access> log_;    ///< its first access of each element of more than one
   std::vector<shared_access> descriptions_; ///< those of log_'s accesses a report may name

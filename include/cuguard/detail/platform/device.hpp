@@ -118,12 +118,12 @@ inline bool is_shared(const void* p) noexcept {
   return running != nullptr && running->engine->is_shared(running->runner, p);
 }
 
-/// An access of `count` elements of `bytes` each at `p`, in the running block's shared memory,
-/// for the race detector, from `site`; `describe(out, context)` says what it was, where the
-/// detector may need that for a report.
-inline void note_shared(void* p, std::size_t bytes, int count, const source_site& site, describe_access describe,
-                        const void* context) {
-  running->engine->note_shared(running->runner, p, bytes, count, site, describe, context);
+/// An access (`kind`) of `count` elements of `bytes` each at `p`, in the running block's shared
+/// memory, for the race detector, from `site`; `describe(out, context)` says what it was, where
+/// the detector may need that for a report.
+inline void note_shared(void* p, std::size_t bytes, int count, access_kind kind, const source_site& site,
+                        describe_access describe, const void* context) {
+  running->engine->note_shared(running->runner, p, bytes, count, kind, site, describe, context);
 }
 #endif
 

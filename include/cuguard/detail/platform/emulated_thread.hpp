@@ -39,6 +39,10 @@ struct shared_access {
   source_site site;
 };
 
+/// What an access to shared memory is known to be: a load, a store, or, through a reference (a
+/// view's operator[]), either (the race detector tells a store by the bytes it changed).
+enum class access_kind : unsigned char { either, load, store };
+
 /// Fills the description of an access from what the caller passed as `context`.
 using describe_access = void (*)(shared_access& out, const void* context);
 
@@ -48,7 +52,8 @@ struct emulated_engine {
   void (*trap)(void* runner);                                   ///< __trap(): stops the grid
   bool (*is_shared)(void* runner, const void* p);               ///< p is in the block's shared memory
   void (*note_shared)(void* runner, void* p, std::size_t bytes, ///< an access for the race detector
-                      int count, const source_site& site, describe_access describe, const void* context);
+                      int count, access_kind kind, const source_site& site, describe_access describe,
+                      const void* context);
   void (*thread_idx)(void* runner, unsigned (&idx)[3]); ///< threadIdx of the running thread
 };
 

@@ -145,7 +145,8 @@ __attribute__((no_sanitize_address)) inline void on_access(void* p, std::size_t 
   }
   // (is_shared: the block's thread_local storage, where the variable lies, is found once a grid)
   if (access.bytes != 0 || (access.variable != nullptr && runner.is_shared(p)))
-    runner.note_shared(p, n, 1, platform::source_site{nullptr, nullptr, 0, at}, &raw_shared_access::describe, &access);
+    runner.note_shared(p, n, 1, write ? platform::access_kind::store : platform::access_kind::load,
+                       platform::source_site{nullptr, nullptr, 0, at}, &raw_shared_access::describe, &access);
   in_access_hook = false;
 }
 

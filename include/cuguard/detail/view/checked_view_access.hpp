@@ -48,8 +48,11 @@ __attribute__((noinline)) void note_shared_access(const View& view, operation op
                                               const cuda::std::source_location& where, const void* element) {
   const shared_access_context<View, Rank> context{&view, op, width, idx, &where};
   const platform::source_site site{where.file_name(), where.function_name(), static_cast<unsigned>(where.line())};
+  const platform::access_kind kind = op == operation::vector_store ? platform::access_kind::store
+                                     : op == operation::vector_load ? platform::access_kind::load
+                                                                    : platform::access_kind::either;
   platform::note_shared(const_cast<void*>(static_cast<const volatile void*>(element)),
-                        sizeof(typename View::element_type), width == 0 ? 1 : width, site,
+                        sizeof(typename View::element_type), width == 0 ? 1 : width, kind, site,
                         &shared_access_context<View, Rank>::describe, &context);
 }
 } // namespace detail
