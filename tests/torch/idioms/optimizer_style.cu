@@ -4,12 +4,14 @@
 // template that calls a functor, which casts the addresses back to `T*` and calls CUDA's math
 // functions unqualified as nvcc's global declarations let it (isfinite, rsqrtf, __expf, fmaf).
 // Only ATen's headers (its CUDA ones too: ApplyGridUtils.cuh's ATenCeilDiv, CUDAApplyUtils.cuh's
-// pointwise apply, which launches with <<<>>>): the math functions come from CUDA, not from <cmath>.
+// pointwise apply, which launches with <<<>>>; and THC/THCAtomics.cuh, which mmcv's helpers still
+// include): the math functions come from CUDA, not from <cmath>.
 #include <ATen/ATen.h>
 #include <ATen/cuda/ApplyGridUtils.cuh>
 #include <ATen/cuda/CUDAApplyUtils.cuh>
 #include <ATen/cuda/CUDAContext.h>
 #include <ATen/cuda/CUDAUtils.h>
+#include <THC/THCAtomics.cuh>
 
 #include <vector>
 
@@ -60,9 +62,10 @@ __global__ void pair_max_kernel(const at::Half* in, at::Half* out) {
 }
 
 // Every value added into total[0], as pytorch_scatter's atomAdd of at::Half: CUDA's atomicAdd
-// of a __half, given an at::Half.
+// of a __half, given an at::Half (every other thread: Torch's gpuAtomicAdd, as mmcv's kernels).
 __global__ void half_total_kernel(const at::Half* in, at::Half* total) {
-  atomicAdd(reinterpret_cast<__half*>(total), in[threadIdx.x]);
+  if (threadIdx.x % 2 == 0) atomicAdd(reinterpret_cast<__half*>(total), in[threadIdx.x]);
+  else gpuAtomicAdd(total, in[threadIdx.x]); // THCAtomics.cuh's (ATen/cuda/Atomic.cuh's)
 }
 
 template <typename Functor>
