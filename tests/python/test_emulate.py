@@ -293,6 +293,12 @@ def test_tests_of_a_tensors_device_mean_the_cpu_in_torch_builds():
     assert lines[2] == 'AT_ASSERTM(x.is_cpu(), "x"); bool d = x .is_cpu();'
     assert lines[3] == "auto o = x.options().device(torch::kCPU); bool c = x.device().type() == c10::DeviceType::CPU;"
     assert lines[4:6] == ["// x.is_cuda() kCUDA", "bool is_cuda(); int kCUDAx;"]
+    # A dispatch key or device type named as a macro's argument registers the CUDA implementation
+    # for the emulated device's tensors; other uses of the name are left.
+    assert body("TORCH_LIBRARY_IMPL(xformers, CUDA, m) {}\nREGISTER_DEVICE_IMPL(nms_impl,  CUDA , nms_cuda);\n"
+                "int CUDA_x = f(CUDA_y, a::CUDA); // (CUDA)\n", torch=True) == \
+        "TORCH_LIBRARY_IMPL(xformers, CPU, m) {}\nREGISTER_DEVICE_IMPL(nms_impl,  CPU , nms_cuda);\n" \
+        "int CUDA_x = f(CUDA_y, a::CUDA); // (CUDA)\n"
     # A tensor's device index is the emulated device's, 0 (nvdiffrast compares it with its context's).
     assert body("TORCH_CHECK(pos.get_device() == ctx.index);\nint d = p->get_device();\n", torch=True) == \
         "TORCH_CHECK(pos.get_device() * 0 == ctx.index);\nint d = p->get_device() * 0;\n"

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The bindings of rasterizer_style.cu and optimizer_style.cu, as extensions write them.
+// The bindings of rasterizer_style.cu and optimizer_style.cu, as extensions write them: a pybind11
+// module, and one op registered for the CUDA dispatch key (TORCH_LIBRARY_IMPL, as xformers does).
 #include <torch/extension.h>
 
 #include <vector>
@@ -25,3 +26,6 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("optional_or_one", &optional_or_one, "opt[i], or 1 where opt is empty (a null pointer)");
   m.def("multi_tensor_scale", &multi_tensor_scale, "out[t] = in[t] * scale; 1 where an input is not finite");
 }
+
+TORCH_LIBRARY(cuguard_idioms, m) { m.def("pair_sums(Tensor x) -> Tensor"); }
+TORCH_LIBRARY_IMPL(cuguard_idioms, CUDA, m) { m.impl("pair_sums", &pair_sums); }

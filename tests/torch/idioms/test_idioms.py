@@ -7,7 +7,8 @@ radix sort and scan and a block primitive (its TempStorage over dynamic shared m
 empty tensor for an absent input, launches spelled `<< <` and `>> >`, a struct of `void*` cast
 back in a functor, CUDA's math functions called unqualified with only ATen's headers included,
 ATen's own CUDA_tensor_apply2 (a launch in Torch's header), at::Half's conversion to __half, its
-comparisons and atomicAdd through __half (PyTorch's nvcc flags leave __half's operators out). Each op matches plain PyTorch with
+comparisons and atomicAdd through __half (PyTorch's nvcc flags leave __half's operators out), an
+op registered for the CUDA dispatch key (TORCH_LIBRARY_IMPL). Each op matches plain PyTorch with
 nothing reported; a planted overrun through the struct's pointer is reported."""
 import os
 import pathlib
@@ -62,6 +63,11 @@ def test_at_half_converts_to_cudas_half_for_a_shuffle(ops):
     x = torch.arange(32, dtype=torch.float16)
     expected = x + torch.cat([x[1:], x[-1:]])
     assert torch.equal(ops.pair_sums(x.to(DEVICE)).cpu(), expected)
+
+
+def test_an_op_registered_for_the_cuda_dispatch_key_answers_for_the_emulated_devices_tensors(ops):
+    x = torch.arange(32, dtype=torch.half)
+    assert torch.equal(torch.ops.cuguard_idioms.pair_sums(x.to(DEVICE)).cpu(), ops.pair_sums(x.to(DEVICE)).cpu())
 
 
 def test_at_half_compares_with_its_own_operators_as_under_torchs_nvcc_flags(ops):
