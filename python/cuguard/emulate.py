@@ -629,11 +629,11 @@ _INCLUDE = re.compile(r'^([ \t]*#[ \t]*include[ \t]*)"([^"\n]+)"', re.M)
 # (DeprecatedTypeProperties has no is_cpu()), then `.is_cuda()`, `kCUDA` and `DeviceType::CUDA`;
 # and `CUDA` alone as a macro's argument, a dispatch key or device type by name
 # (`TORCH_LIBRARY_IMPL(ns, CUDA, m)`, mmcv's `REGISTER_DEVICE_IMPL(op, CUDA, f)`, which pastes
-# `at::k##device`): an extension's CUDA implementation is registered for the emulated device's
-# tensors.
+# `at::k##device`), or a CUDA dispatch key of another kind (`SparseCUDA`, `AutogradCUDA`, ...):
+# an extension's CUDA implementation is registered for the emulated device's tensors.
 _DEVICE_TEST = re.compile(r"(\.|->)\s*type\s*\(\s*\)\s*\.\s*is_cuda\s*\(\s*\)|(?<=\.|>)\s*is_cuda\s*\(\s*\)"
                           r"|\bkCUDA\b|\bDeviceType\s*::\s*CUDA\b|(?<=\.|>)\s*get_device\s*\(\s*\)"
-                          r"|(?<=[(,])\s*CUDA(?=\s*[,)])")
+                          r"|(?<=[(,])\s*(?:Sparse|SparseCsr|Quantized|NestedTensor|Autograd)?CUDA(?=\s*[,)])")
 
 
 def _device_tests(masked):
@@ -653,7 +653,7 @@ def _device_tests(masked):
         elif "kCUDA" in found:
             new = "kCPU"
         elif "DeviceType" not in found:  # (a macro's argument)
-            new = found[:len(found) - len(found.lstrip())] + "CPU"
+            new = found[:len(found) - 4] + "CPU"
         else:
             new = "DeviceType::CPU"
         edits.append((m.start(), m.end(), new))

@@ -296,8 +296,10 @@ def test_tests_of_a_tensors_device_mean_the_cpu_in_torch_builds():
     # A dispatch key or device type named as a macro's argument registers the CUDA implementation
     # for the emulated device's tensors; other uses of the name are left.
     assert body("TORCH_LIBRARY_IMPL(xformers, CUDA, m) {}\nREGISTER_DEVICE_IMPL(nms_impl,  CUDA , nms_cuda);\n"
+                "TORCH_LIBRARY_IMPL(xformers, SparseCUDA, m) {}\nTORCH_LIBRARY_IMPL(xformers, AutocastCUDA, m) {}\n"
                 "int CUDA_x = f(CUDA_y, a::CUDA); // (CUDA)\n", torch=True) == \
         "TORCH_LIBRARY_IMPL(xformers, CPU, m) {}\nREGISTER_DEVICE_IMPL(nms_impl,  CPU , nms_cuda);\n" \
+        "TORCH_LIBRARY_IMPL(xformers, SparseCPU, m) {}\nTORCH_LIBRARY_IMPL(xformers, AutocastCUDA, m) {}\n" \
         "int CUDA_x = f(CUDA_y, a::CUDA); // (CUDA)\n"
     # A tensor's device index is the emulated device's, 0 (nvdiffrast compares it with its context's).
     assert body("TORCH_CHECK(pos.get_device() == ctx.index);\nint d = p->get_device();\n", torch=True) == \
