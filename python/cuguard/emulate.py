@@ -406,12 +406,15 @@ def _device_bodies(masked):
 
 
 def _device_only(region):
-    """True if the text between two conditional directives declares device code only, or only
+    """True if the text between two conditional directives declares device code only (functions
+    __device__, __global__ or __host__ __device__, and types: xformers' decoder.cu keeps its
+    helpers in `#if __CUDA_ARCH__ >= 700`, a constructor of theirs __host__ __device__), or only
     includes headers (`#if __CUDA_ARCH__ >= 700` around `#include <cuda/pipeline>`: what the device
     pass's kernels use, harmless to the host's)."""
     if region.strip() and all(re.match(r"\s*#\s*include\b", line) for line in region.splitlines() if line.strip()):
         return True
-    return _DEVICE.search(region) is not None and "__host__" not in region and not re.search(r"\bmain\s*\(", region)
+    host = re.sub(r"\b__host__\s+__device__\b|\b__device__\s+__host__\b", "", region)
+    return _DEVICE.search(region) is not None and "__host__" not in host and not re.search(r"\bmain\s*\(", region)
 
 
 def _device_arch(masked):

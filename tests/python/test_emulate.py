@@ -221,6 +221,14 @@ def test_cuda_arch_selects_device_code_in_device_functions_and_device_only_regio
     guarded = body("#if __CUDA_ARCH__ >= 700\n#include <cuda/pipeline>\n#endif\n"
                    "#ifndef __CUDA_ARCH__\n#include <cstdio>\nint host_only();\n#endif\n").splitlines()
     assert guarded[0] == "#if CUGUARD_DEVICE_CUDA_ARCH >= 700" and guarded[3] == "#ifndef __CUDA_ARCH__"
+    # Device helpers with a __host__ __device__ constructor (xformers' decoder.cu) are device code;
+    # a __host__ function is not.
+    helpers = body("#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700\n"
+                   "struct fx4 { float x; __host__ __device__ fx4() { x = 0; } };\n"
+                   "__device__ fx4 twice(fx4 a) { a.x *= 2; return a; }\n#endif\n"
+                   "#if __CUDA_ARCH__ >= 700\n__host__ int h();\n__device__ int d();\n#endif\n").splitlines()
+    assert helpers[0] == "#if defined(CUGUARD_DEVICE_CUDA_ARCH) && CUGUARD_DEVICE_CUDA_ARCH >= 700"
+    assert helpers[4] == "#if __CUDA_ARCH__ >= 700"
 
 
 def test_inline_ptx_becomes_a_call_of_the_interpreter_in_sources_and_cub_headers():
