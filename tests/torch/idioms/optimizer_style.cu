@@ -34,8 +34,9 @@ struct ScaleFunctor {
     for (int i = threadIdx.x; i < n && i < kChunk; i += blockDim.x) {
       const float v = static_cast<float>(in[chunk * kChunk + i]); // idioms: scale read
       if (!isfinite(v)) *noop = 1;
-      // v * scale, through the functions CUDA code calls unqualified (rsqrtf(1) = 1, __expf(0) = 1).
-      out[chunk * kChunk + i] = static_cast<T>(fmaf(v * scale, rsqrtf(1.0f) * __expf(0.0f), 0.0f));
+      // v * scale, through the functions CUDA code calls unqualified (rsqrtf(1) = 1, __expf(0) = 1),
+      // and FLT_MIN, which an nvcc build has through c10's headers (mmcv's focal loss).
+      out[chunk * kChunk + i] = static_cast<T>(fmaf(v * scale, rsqrtf(1.0f) * __expf(0.0f), 0.0f * FLT_MIN));
     }
   }
 };

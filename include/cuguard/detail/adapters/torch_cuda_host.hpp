@@ -21,6 +21,7 @@
 #include <c10/util/Exception.h>
 #include <c10/util/Optional.h>
 
+#include <cfloat> // (FLT_MIN, DBL_MAX: nvcc's builds get them through c10's <thrust/complex.h>)
 #include <cstdint>
 #include <initializer_list>
 #include <string>
