@@ -26,10 +26,16 @@ inline std::size_t dynamic_shared_bytes() noexcept { return detail::engine::runn
 namespace detail {
 /// What `extern __shared__ T name[];` at namespace scope becomes in a .cu file built under
 /// emulation: an object that is the running block's dynamic shared memory wherever it is used
-/// (as a T*, or subscripted). Inside a function the same declaration becomes a T* variable.
+/// (as a T*, cast to another pointer type, or subscripted). Inside a function the same
+/// declaration becomes a T* variable.
 template <class T>
 struct dynamic_shared_array {
   operator T*() const noexcept { return dynamic_shared<T>(); } // NOLINT: an array decays to a pointer
+  /// `(float*)s_buf_raw` of a char array (mmcv's filtered_lrelu): a C-style cast of an array.
+  template <class U>
+  explicit operator U*() const noexcept {
+    return reinterpret_cast<U*>(dynamic_shared<T>());
+  }
   T& operator[](std::ptrdiff_t i) const noexcept { return dynamic_shared<T>()[i]; }
 };
 } // namespace detail

@@ -32,7 +32,7 @@ __global__ void reverse_blocks(cuguard::checked_view<T, 1> v) {
 }
 
 __global__ void scale(cuguard::checked_view<float, 1> v, float by, int past) {
-  file_scope_tile[threadIdx.x] = by;
+  ((unsigned*)file_scope_tile)[threadIdx.x] = __float_as_uint(by); // (a C-style cast of the array, as mmcv's)
   __syncthreads();
   const int i = static_cast<int>(threadIdx.x) + past;
   v[i] = v[static_cast<int>(threadIdx.x)] * file_scope_tile[blockDim.x - 1 - threadIdx.x]; // chevron-test-write
