@@ -34,7 +34,9 @@
 #define __shared__ thread_local // block scope: one per OS thread, and a block runs on one
 #define __constant__
 #define __managed__
-#define __forceinline__ inline __attribute__((always_inline))
+// A hint: the host compiler compiles device functions' bodies, which nvcc's host pass never
+// sees, and cannot always inline them (a recursive one: sputnik's Log2 in xformers).
+#define __forceinline__ inline
 // __noinline__ stays undefined: libstdc++ spells __attribute__((__noinline__)) itself.
 #define __launch_bounds__(...)
 #define __restrict__ __restrict
