@@ -97,6 +97,10 @@ inline constexpr int warpSize = 32;
 /// What the translator writes for __CUDACC__ in a .cu file and the headers translated with it:
 /// defined, as nvcc defines it for both passes of a .cu file.
 #define CUGUARD_IMPL_CUDACC 1
+/// And for __CUDACC_VER_MAJOR__, __CUDACC_VER_MINOR__, __CUDACC_VER_BUILD__: the toolkit's version.
+#define CUGUARD_IMPL_CUDACC_VER_MAJOR (CUDART_VERSION / 1000)
+#define CUGUARD_IMPL_CUDACC_VER_MINOR (CUDART_VERSION % 1000 / 10)
+#define CUGUARD_IMPL_CUDACC_VER_BUILD 0
 /// CUB's device code picks its tuning policy by CUB_PTX_ARCH (0 in host code, its lowest policy),
 /// its host code by the device's PTX version (cudaFuncGetAttributes: the emulated device's 9.0):
 /// the emulated device's here too, so that both sides of a device-wide algorithm pick the same.

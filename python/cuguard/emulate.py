@@ -96,10 +96,15 @@ _IDENT = re.compile(r"[A-Za-z_]\w*")
 
 
 def _match_back(masked, close_at, open_ch, close_ch):
-    """Index of the bracket that opens the one closing at close_at (-1 if none)."""
+    """Index of the bracket that opens the one closing at close_at (-1 if none). Angle brackets
+    are not the comparisons `>=`, `<=` or the arrow `->` (`k<8, F, tws >= 8>`: Torch 2's
+    CUDALoops.cuh)."""
     depth = 0
     for k in range(close_at, -1, -1):
         ch = masked[k]
+        if open_ch == "<" and ch in "<>" and k != close_at and (
+                masked[k + 1:k + 2] == "=" or (ch == ">" and masked[k - 1:k] == "-")):
+            continue
         if ch == close_ch:
             depth += 1
         elif ch == open_ch:
@@ -374,7 +379,7 @@ def _registrations(text, masked, torch):
     return edits
 
 
-_CUDACC = re.compile(r"\b__CUDACC__\b")
+_CUDACC = re.compile(r"\b__CUDACC(?:_VER_(MAJOR|MINOR|BUILD))?__\b")
 CUDACC = "CUGUARD_IMPL_CUDACC"
 
 
@@ -382,8 +387,9 @@ def _cudacc(masked):
     """[(at, at + len, CUDACC)] for each __CUDACC__: nvcc defines it in both passes of a .cu file,
     so the file's own code (and its headers', translated with it) reads it as defined, as
     <cuguard/emulation.hpp> defines CUGUARD_IMPL_CUDACC; the toolkit's and other libraries'
-    headers keep their host compiler's paths."""
-    return [(m.start(), m.end(), CUDACC) for m in _CUDACC.finditer(masked)]
+    headers keep their host compiler's paths. nvcc's version, __CUDACC_VER_MAJOR__ (and _MINOR__,
+    _BUILD__), reads as the toolkit's (CUGUARD_IMPL_CUDACC_VER_MAJOR: xformers' nvcc_info.cu)."""
+    return [(m.start(), m.end(), CUDACC + (f"_VER_{m.group(1)}" if m.group(1) else "")) for m in _CUDACC.finditer(masked)]
 
 
 _DEVICE = re.compile(r"\b(?:__global__|__device__)\b")
