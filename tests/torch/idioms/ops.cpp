@@ -8,6 +8,7 @@
 std::vector<torch::Tensor> bin_items(torch::Tensor first, torch::Tensor count);
 torch::Tensor block_prefix(torch::Tensor x, bool dynamic);
 torch::Tensor uniform(int64_t n, int64_t seed, torch::Tensor like);
+torch::Tensor dropout(torch::Tensor x, double keep);
 torch::Tensor optional_or_one(torch::Tensor opt, int64_t n);
 int multi_tensor_scale(std::vector<at::Tensor> in, std::vector<at::Tensor> out, double scale, int64_t planted);
 at::Tensor apply_multiply(at::Tensor a, at::Tensor b);
@@ -23,6 +24,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("half_total", &half_total, "the sum of 32 halves by atomicAdd of __half");
   m.def("apply_multiply", &apply_multiply, "a * b through ATen's CUDA_tensor_apply2");
   m.def("uniform", &uniform, "n uniform numbers in (0, 1] from cuRAND, one thread each");
+  m.def("dropout", &dropout, "x / keep or 0, drawn from ATen's CUDA generator's Philox state");
   m.def("optional_or_one", &optional_or_one, "opt[i], or 1 where opt is empty (a null pointer)");
   m.def("multi_tensor_scale", &multi_tensor_scale, "out[t] = in[t] * scale; 1 where an input is not finite");
 }

@@ -3,7 +3,10 @@
 // (<device_launch_parameters.h> too), CUB's umbrella header, its device-wide radix sort and scan
 // over tensors' raw pointers with their temporary storage in a byte tensor, a CUB block primitive
 // in a class template and over dynamic shared memory, cooperative groups, and launches as a formatter leaves them
-// (`kernel << <grid, block >> > (...)`), cuRAND's device API. Nothing of cuguard: built unchanged.
+// (`kernel << <grid, block >> > (...)`), cuRAND's device API, and dropout drawn from ATen's CUDA
+// generator's Philox state (as xformers' attention). Nothing of cuguard: built unchanged.
+#include <ATen/cuda/CUDAGeneratorImpl.h>
+#include <ATen/cuda/CUDAGraphsUtils.cuh>
 #include <cooperative_groups.h>
 #include <cub/cub.cuh>
 #include <cuda.h>
@@ -103,6 +106,32 @@ torch::Tensor uniform(int64_t n, int64_t seed, torch::Tensor like) {
   auto out = torch::empty({n}, like.options().dtype(torch::kFloat));
   uniform_kernel<<<(static_cast<int>(n) + BLOCK - 1) / BLOCK, BLOCK>>>(out.data_ptr<float>(), static_cast<int>(n),
                                                                        static_cast<unsigned long long>(seed));
+  return out;
+}
+
+// x / keep where a uniform number of cuRAND's Philox, seeded and offset by ATen's generator, is
+// below `keep`; else 0.
+__global__ void dropout_kernel(const float* x, float* out, int n, float keep, at::PhiloxCudaState philox) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const auto seeds = at::cuda::philox::unpack(philox);
+  curandStatePhilox4_32_10_t state;
+  curand_init(std::get<0>(seeds), i, std::get<1>(seeds), &state);
+  out[i] = curand_uniform(&state) < keep ? x[i] / keep : 0.0f;
+}
+
+torch::Tensor dropout(torch::Tensor x, double keep) {
+  auto out = torch::empty_like(x);
+  auto* gen = at::get_generator_or_default<at::CUDAGeneratorImpl>(c10::nullopt, at::cuda::detail::getDefaultCUDAGenerator());
+  at::PhiloxCudaState philox;
+  {
+    std::lock_guard<std::mutex> lock(gen->mutex_);
+    philox = gen->philox_cuda_state(4);
+  }
+  at::cuda::assertNotCapturing("dropout");
+  const int n = static_cast<int>(x.numel());
+  dropout_kernel<<<(n + BLOCK - 1) / BLOCK, BLOCK>>>(x.data_ptr<float>(), out.data_ptr<float>(), n,
+                                                     static_cast<float>(keep), philox);
   return out;
 }
 

@@ -8,7 +8,7 @@ empty tensor for an absent input, launches spelled `<< <` and `>> >`, a struct o
 back in a functor, CUDA's math functions called unqualified with only ATen's headers included,
 ATen's own CUDA_tensor_apply2 (a launch in Torch's header), at::Half's conversion to __half, its
 comparisons and atomicAdd through __half (PyTorch's nvcc flags leave __half's operators out), an
-op registered for the CUDA dispatch key (TORCH_LIBRARY_IMPL). Each op matches plain PyTorch with
+op registered for the CUDA dispatch key (TORCH_LIBRARY_IMPL), dropout from ATen's CUDA generator. Each op matches plain PyTorch with
 nothing reported; a planted overrun through the struct's pointer is reported."""
 import os
 import pathlib
@@ -93,6 +93,16 @@ def test_curand_device_api_draws_uniform_numbers_per_thread(ops):
     assert torch.equal(a, ops.uniform(300, 7, like).cpu())  # the same seed, the same numbers
     assert len(set(a.tolist())) > 290  # each thread its own subsequence
     assert not torch.equal(a, ops.uniform(300, 8, like).cpu())
+
+
+def test_dropout_draws_from_atens_cuda_generator_a_new_offset_each_call(ops):
+    x = torch.ones(4096)
+    first, second = ops.dropout(x.to(DEVICE), 0.75).cpu(), ops.dropout(x.to(DEVICE), 0.75).cpu()
+    for out in (first, second):
+        kept = out != 0
+        assert torch.all(out[kept] == 1 / 0.75)
+        assert 0.7 < kept.float().mean().item() < 0.8
+    assert not torch.equal(first, second)  # (the generator's offset moved)
 
 
 def test_an_empty_tensor_made_after_the_load_is_a_null_pointer_as_torch_gives_it(ops):
