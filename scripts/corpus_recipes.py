@@ -76,6 +76,7 @@ class Recipe:
     modules: list
     ops: Optional[Callable] = None        # ({module name: loaded module}) -> [Op]
     note: str = ""                # where the recipe differs from the extension's own build
+    commit: str = ""              # the commit measured, where it is not the repository's newest
 
     def at(self, checkout):
         for m in self.modules:
@@ -742,6 +743,102 @@ _HALF_OPERATORS = ["-U__CUDA_NO_HALF_OPERATORS__", "-U__CUDA_NO_HALF_CONVERSIONS
                    "-U__CUDA_NO_BFLOAT162_OPERATORS__", "-U__CUDA_NO_BFLOAT162_CONVERSIONS__"]
 
 
+# ---------------------------------------------------------------------------------------------
+# facebookresearch+xformers (at a 2024 commit with its own kernels: sputnik's sparse ops, the
+# small-k attention, SwiGLU's fused backward)
+# ---------------------------------------------------------------------------------------------
+
+def _csr(B, M, N, seed=3):
+    """A random M x N pattern of a multiple of 4 nonzeros as sputnik takes it (row_indices: the
+    rows by falling length, row_offsets, column_indices; int32), and its dense mask."""
+    g = torch.Generator().manual_seed(seed)
+    mask = torch.rand(M, N, generator=g) < 0.4
+    mask[0, :] = True
+    while int(mask.sum()) % 4:
+        mask[int(mask.sum()) % M, 0] = True  # (rows other than 0 gain their first column)
+    counts = mask.sum(1)
+    offsets = torch.cat([torch.zeros(1, dtype=torch.long), counts.cumsum(0)]).int()
+    columns = mask.nonzero()[:, 1].int()
+    rows = torch.argsort(counts, descending=True, stable=True).int()
+    return rows, offsets, columns, mask
+
+
+def _csr_rows(offsets):
+    return torch.repeat_interleave(torch.arange(len(offsets) - 1), (offsets[1:] - offsets[:-1]).long())
+
+
+def xformers_ops(mods):
+    xf = torch.ops.xformers
+    B, M, N, K = 2, 8, 16, 32
+
+    def sddmm_inputs():
+        rows, offsets, columns, _ = _csr(B, M, N)
+        return torch.rand(B, M, K), torch.rand(B, N, K), rows, offsets, columns
+
+    def sddmm_ref(a, b, rows, offsets, columns):
+        return (a @ b.transpose(1, 2))[:, _csr_rows(offsets), columns.long()]
+
+    def spmm_inputs():
+        rows, offsets, columns, _ = _csr(B, M, N)
+        return torch.rand(B, N, K), rows, torch.rand(B, len(columns)), offsets, columns, M
+
+    def spmm_ref(b, rows, values, offsets, columns, m):
+        dense = torch.zeros(B, m, b.shape[1])
+        dense[:, _csr_rows(offsets), columns.long()] = values
+        return dense @ b
+
+    def softmax_inputs():
+        rows, offsets, columns, _ = _csr(B, M, N)
+        return M, N, rows, torch.randn(B, len(columns)), offsets, columns
+
+    def softmax_ref(m, n, rows, values, offsets, columns):
+        dense = torch.full((B, m, n), float("-inf"))
+        r, c = _csr_rows(offsets), columns.long()
+        dense[:, r, c] = values
+        return torch.softmax(dense, -1)[:, r, c]
+
+    def attention_inputs():
+        return torch.rand(B, M, 16), torch.rand(B, N, 16), torch.rand(B, N, 16)
+
+    def attention_ref(q, k, v):
+        return torch.softmax(q @ k.transpose(1, 2) / q.shape[-1] ** 0.5, -1) @ v
+
+    def attention_bwd(q, k, v, dout):
+        out, lse, seed, offset = xf.efficient_attention_forward_small_k(q, k, v, True, None, 0.0)
+        return xf.efficient_attention_backward_small_k(dout, q, k, v, lse, out, None, 0.0, seed, offset)
+
+    def attention_bwd_ref(q, k, v, dout):
+        q, k, v = (t.clone().requires_grad_() for t in (q, k, v))
+        attention_ref(q, k, v).backward(dout)
+        return q.grad, k.grad, v.grad
+
+    def silu_bw_ref(x1, x2, dx4):
+        x1r, x2r = x1.clone().requires_grad_(), x2.clone().requires_grad_()
+        x4 = F.silu(x1r) * x2r
+        x4.backward(dx4)
+        return torch.stack([x1r.grad, x2r.grad], 1), x4.detach()
+
+    return [
+        Op("sddmm_sputnik", sddmm_inputs, lambda *a: xf.sddmm_sputnik(*a), sddmm_ref, atol=1e-4),
+        Op("spmm_sputnik", spmm_inputs, lambda *a: xf.spmm_sputnik(*a), spmm_ref, atol=1e-4),
+        Op("sparse_softmax_sputnik", softmax_inputs, lambda *a: xf.sparse_softmax_sputnik(*a), softmax_ref),
+        Op("efficient_attention_forward_small_k", attention_inputs,
+           lambda q, k, v: xf.efficient_attention_forward_small_k(q, k, v, False, None, 0.0)[0], attention_ref,
+           atol=1e-4),
+        Op("efficient_attention_backward_small_k", lambda: attention_inputs() + (torch.rand(B, M, 16),),
+           attention_bwd, attention_bwd_ref, atol=1e-4),
+        Op("silu_bw_fused", lambda: (torch.randn(4, 8), torch.randn(4, 8), torch.randn(4, 8)),
+           lambda *a: xf.silu_bw_fused(*a), silu_bw_ref),
+    ]
+
+
+_XFORMERS_LEFT_OUT = (
+    "xformers/csrc/**/hip_fmha/**", "xformers/csrc/attention/cpu/*.cpp", "xformers/csrc/sparse24/**",
+    "xformers/csrc/attention/cuda/fmha/attention_*.cu", "xformers/csrc/attention/cuda/fmha/autogen/**",
+    "xformers/csrc/swiglu/cuda/dual_gemm_silu_identity_mul.cu",
+    "xformers/csrc/swiglu/cuda/gemm_fused_operand_sum.cu")
+
+
 def _recipes():
     pn2 = "pointnet2_ops_lib/pointnet2_ops/_ext-src"
     d2 = "detectron2/layers/csrc"
@@ -817,9 +914,16 @@ def _recipes():
             pytorch3d_ops, note="ops against pytorch3d_cpu, its C++ sources built by PyTorch without CUDA"),
         Recipe("facebookresearch+xformers", [
             Module("xformers__C", ["xformers/csrc/**/*.cpp", "xformers/csrc/**/*.cu"],
-                   ["xformers/csrc", "third_party/cutlass/include", "third_party/cutlass/examples"],
-                   ["-O3", "-std=c++17"], exclude=("xformers/csrc/**/hip_fmha/**",))],
-            note="xformers/csrc without the HIP sources"),
+                   ["xformers/csrc", "third_party/sputnik"], ["-O3"],
+                   cuda_flags=["-DHAS_PYTORCH", "-U__CUDA_NO_HALF_OPERATORS__", "-U__CUDA_NO_HALF_CONVERSIONS__",
+                               "-D_ENABLE_EXTENDED_ALIGNED_STORAGE", "-DNDEBUG"],
+                   python_module=False, exclude=_XFORMERS_LEFT_OUT)],
+            xformers_ops, commit="fe0526babcd2114e70d9f4d9b10c729628461170",
+            note="at a 2024 commit (2024-03-01), its own kernels: csrc/ without the CUTLASS ones (fmha's "
+                 "cutlass forward, backward and rand_uniform, swiglu's two GEMMs, sparse24: CUTLASS is a "
+                 "submodule, and CuTe needs nvcc), the HIP sources, or its CPU implementations (registered "
+                 "for the key the CUDA ones take under emulation); its -std=c++17 left out (Torch 2's "
+                 "ATen needs C++20: nvcc would stop there too)"),
     ]
     return {r.key: r for r in recipes}
 

@@ -82,9 +82,9 @@ struct CUDAGeneratorImpl : public c10::GeneratorImpl {
 };
 
 } // namespace cuguard_emulation
+} // namespace at
 
-namespace cuda {
-namespace detail {
+namespace at::cuda::detail { // (ATen's, not cuguard's)
 inline namespace cuguard_emulation {
 /// The emulated device's default generator (one device).
 inline const at::Generator& getDefaultCUDAGenerator(c10::DeviceIndex = -1) {
@@ -96,9 +96,7 @@ inline at::Generator createCUDAGenerator(c10::DeviceIndex index = -1) {
   return at::make_generator<at::CUDAGeneratorImpl>(index < 0 ? 0 : index);
 }
 } // namespace cuguard_emulation
-} // namespace detail
-} // namespace cuda
-} // namespace at
+} // namespace at::cuda::detail
 
 namespace c10 {
 namespace cuda {
