@@ -48,6 +48,9 @@
 // names such as gridDim for parameters, which -Wshadow would otherwise flag.
 #include <cuguard/detail/emulation/runtime_templates.hpp> // (before <cuda_runtime.h>, whose templates call them)
 #include <cuda_runtime.h>
+// (the toolkit's host_defines.h, which <cuda_runtime.h> includes once, defines it again)
+#undef __forceinline__
+#define __forceinline__ inline
 // The toolkit's <device_launch_parameters.h>, which sources may include themselves, declares the
 // built-in variables as extern constants: here they are the emulation's (its guard, defined, makes
 // that include a no-op).

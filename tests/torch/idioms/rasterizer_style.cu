@@ -109,11 +109,17 @@ torch::Tensor uniform(int64_t n, int64_t seed, torch::Tensor like) {
   return out;
 }
 
+// A recursive __forceinline__ function (xformers' sputnik: Log2): nvcc inlines what it can.
+__host__ __device__ __forceinline__ int log2_floor(int x) {
+  if (x >>= 1) return log2_floor(x) + 1;
+  return 0;
+}
+
 // x / keep where a uniform number of cuRAND's Philox, seeded and offset by ATen's generator, is
 // below `keep`; else 0.
 __global__ void dropout_kernel(const float* x, float* out, int n, float keep, at::PhiloxCudaState philox) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
+  if (i >= n || log2_floor(static_cast<int>(blockDim.x)) > 30) return;
   const auto seeds = at::cuda::philox::unpack(philox);
   curandStatePhilox4_32_10_t state;
   curand_init(std::get<0>(seeds), i, std::get<1>(seeds), &state);
