@@ -158,6 +158,13 @@ int main(int argc, char** argv) {
   cudaFuncAttributes attributes;
   CHECK(cudaFuncSetAttribute(scaled, cudaFuncAttributeMaxDynamicSharedMemorySize, 64 * 1024));
   CHECK(cudaFuncGetAttributes(&attributes, scaled));
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations" // (the bank size calls: mmcv's filtered_lrelu)
+  cudaSharedMemConfig banks = cudaSharedMemBankSizeDefault;
+  CHECK(cudaFuncSetSharedMemConfig(scaled, cudaSharedMemBankSizeFourByte));
+  CHECK(cudaDeviceGetSharedMemConfig(&banks));
+  if (banks != cudaSharedMemBankSizeFourByte) return std::printf("shared memory banks: %d\n", static_cast<int>(banks)), 1;
+#pragma GCC diagnostic pop
   CHECK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, prop.persistingL2CacheMaxSize));
   size_t stack = 0;
   CHECK(cudaDeviceGetLimit(&stack, cudaLimitStackSize));

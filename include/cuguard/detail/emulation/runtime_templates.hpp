@@ -47,3 +47,10 @@ template <class T>
 inline cudaError_t cudaFuncSetCacheConfig(T* func, cudaFuncCache cacheConfig) {
   return ::cudaFuncSetCacheConfig(reinterpret_cast<const void*>(func), cacheConfig);
 }
+template <class T>
+inline cudaError_t cudaFuncSetSharedMemConfig(T* func, cudaSharedMemConfig config) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations" // (as the toolkit's own template)
+  return ::cudaFuncSetSharedMemConfig(reinterpret_cast<const void*>(func), config);
+#pragma GCC diagnostic pop
+}

@@ -3,7 +3,8 @@
 // what NVIDIA's samples and helper_cuda.h-style programs call around their kernels, with its CPU
 // meaning. Launches by address: cudaLaunchKernel, cudaLaunchCooperativeKernel, cudaLaunchKernelExC. The device: cudaSetDeviceFlags, cudaGetDeviceFlags, cudaChooseDevice, limits, cache
 // configuration, stream priorities, versions, peer access (one device: none). Kernels:
-// cudaFuncGetAttributes, cudaFuncSetAttribute, cudaFuncSetCacheConfig, the occupancy calls (the
+// cudaFuncGetAttributes, cudaFuncSetAttribute, cudaFuncSetCacheConfig, the shared memory bank
+// size calls (4 bytes, fixed), the occupancy calls (the
 // emulated H100's, detail/runtime/emulated_device.hpp). Streams: attributes (the L2 access policy
 // window, kept and read back), priorities and flags, callbacks and host functions (run at once:
 // everything before them on the stream has finished). Host memory: cudaHostRegister,
@@ -168,6 +169,22 @@ inline cudaError_t cudaFuncSetAttribute(const void* func, enum cudaFuncAttribute
 inline cudaError_t cudaFuncSetCacheConfig(const void* func, enum cudaFuncCache cacheConfig) {
   if (func == nullptr) CUGUARD_IMPL_EDC_FAIL(cudaErrorInvalidDeviceFunction);
   if (static_cast<unsigned>(cacheConfig) > cudaFuncCachePreferEqual) CUGUARD_IMPL_EDC_FAIL(cudaErrorInvalidValue);
+  CUGUARD_IMPL_EDC_RETURN(cudaSuccess);
+}
+// Shared memory bank sizes (deprecated by CUDA, as configurable banks are gone): the emulated
+// H100's are 4 bytes, fixed; a setting is accepted and changes nothing, as on such a device.
+inline cudaError_t cudaFuncSetSharedMemConfig(const void* func, enum cudaSharedMemConfig config) {
+  if (func == nullptr) CUGUARD_IMPL_EDC_FAIL(cudaErrorInvalidDeviceFunction);
+  if (static_cast<unsigned>(config) > cudaSharedMemBankSizeEightByte) CUGUARD_IMPL_EDC_FAIL(cudaErrorInvalidValue);
+  CUGUARD_IMPL_EDC_RETURN(cudaSuccess);
+}
+inline cudaError_t cudaDeviceSetSharedMemConfig(enum cudaSharedMemConfig config) {
+  if (static_cast<unsigned>(config) > cudaSharedMemBankSizeEightByte) CUGUARD_IMPL_EDC_FAIL(cudaErrorInvalidValue);
+  CUGUARD_IMPL_EDC_RETURN(cudaSuccess);
+}
+inline cudaError_t cudaDeviceGetSharedMemConfig(enum cudaSharedMemConfig* pConfig) {
+  if (pConfig == nullptr) CUGUARD_IMPL_EDC_FAIL(cudaErrorInvalidValue);
+  *pConfig = cudaSharedMemBankSizeFourByte;
   CUGUARD_IMPL_EDC_RETURN(cudaSuccess);
 }
 inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* numBlocks, const void* func,
