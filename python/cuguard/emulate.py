@@ -671,11 +671,14 @@ def _device_tests(masked):
 
 def _needs_translation(text):
     """True if a header holds what only the translation makes C++: a launch, an extern __shared__
-    array, a kernel (registered for cudaLaunchKernel), a test of __CUDACC__, or inline PTX (an
-    asm statement, for the interpreter)."""
+    array, a kernel (registered for cudaLaunchKernel), a test of __CUDACC__, inline PTX (an
+    asm statement, for the interpreter), or a test of __CUDA_ARCH__ that selects device code
+    (sputnik's barrier.h: `#if __CUDA_ARCH__ >= 700` around the __syncwarp() of a device
+    function, without which a sub-warp's lanes read what the others have not stored yet)."""
     masked = _mask(text)
     return next(_chevron_opens(masked), None) is not None or _EXTERN_SHARED.search(masked) is not None or _LAUNCH_CALL.search(masked) is not None \
-        or _GLOBAL.search(masked) is not None or _CUDACC.search(masked) is not None or _ASM.search(masked) is not None
+        or _GLOBAL.search(masked) is not None or _CUDACC.search(masked) is not None or _ASM.search(masked) is not None \
+        or (_ARCH.search(masked) is not None and bool(_device_arch(masked)))
 
 
 def _reaches(path, needs, seen, include_dirs=()):

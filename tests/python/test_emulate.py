@@ -360,6 +360,16 @@ def test_headers_in_the_builds_include_directories_are_followed(tmp_path):
     emulate.translate_file(str(tmp_path / "src" / "k.cu"), str(out / "k.cpp"), torch=True, include_dirs=dirs)
     launch = [p for p in out.iterdir() if p.name.startswith("launch.h.")]
     assert len(launch) == 1 and f'#include "{launch[0]}"' in (out / "k.cpp").read_text()
+    # And one whose device function tests __CUDA_ARCH__ (sputnik's barrier.h), so that the device
+    # pass's branch is taken; one that tests it in host code alone is left.
+    (tmp_path / "include" / "barrier.h").write_text(
+        "__device__ inline void sync(unsigned m) {\n#if __CUDA_ARCH__ >= 700\n  __syncwarp(m);\n#endif\n}\n")
+    (tmp_path / "include" / "host.h").write_text("inline int f() {\n#ifdef __CUDA_ARCH__\n  return 1;\n#endif\n  return 0;\n}\n")
+    (tmp_path / "src" / "s.cu").write_text('#include "barrier.h"\n#include "host.h"\n')
+    emulate.translate_file(str(tmp_path / "src" / "s.cu"), str(out / "s.cpp"), torch=True, include_dirs=dirs)
+    barrier = [p for p in out.iterdir() if p.name.startswith("barrier.h.")]
+    assert len(barrier) == 1 and "#if CUGUARD_DEVICE_CUDA_ARCH >= 700" in barrier[0].read_text()
+    assert not [p for p in out.iterdir() if p.name.startswith("host.h.")]
 
 
 def test_cudacc_reads_as_defined_in_a_cu_file_and_the_headers_translated_with_it(tmp_path):
