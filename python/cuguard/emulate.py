@@ -423,6 +423,26 @@ def _device_only(region):
     return _DEVICE.search(region) is not None and "__host__" not in host and not re.search(r"\bmain\s*\(", region)
 
 
+def _in_device_class(masked, at):
+    """True if `at` lies in the body of a class (struct, union) whose members are device code only
+    (_device_only): sputnik's Barrier keeps a member `thread_mask` under `#if __CUDA_ARCH__ >= 700`
+    that its __device__ functions, in the same test, use."""
+    depth = 0
+    for k in range(at - 1, -1, -1):
+        if masked[k] == "}":
+            depth += 1
+        elif masked[k] == "{":
+            if depth > 0:
+                depth -= 1
+                continue
+            head = masked[max(masked.rfind(";", 0, k), masked.rfind("}", 0, k), masked.rfind("{", 0, k)) + 1:k]
+            if not re.search(r"\b(?:struct|class|union)\b", head):
+                return False
+            close = _match_forward(masked, k, "{", "}")
+            return close > 0 and _device_only(masked[k + 1:close])
+    return False
+
+
 def _device_arch(masked):
     """[(at, at + len, DEVICE_ARCH)] for each __CUDA_ARCH__ of a conditional directive that selects
     device code: inside the body of a __global__ or __device__ function, or at namespace scope
@@ -440,7 +460,7 @@ def _device_arch(masked):
         arches = [a for a in _ARCH.finditer(masked, d.start(), line_end)]
         if not arches or d.group(1) in ("else", "endif"):
             continue
-        inside = any(b <= d.start() <= e for b, e in bodies)
+        inside = any(b <= d.start() <= e for b, e in bodies) or _in_device_class(masked, d.start())
         if not inside:
             # The regions of this #if chain, to its #endif.
             depth, regions, start = 0, [], line_end

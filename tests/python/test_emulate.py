@@ -232,6 +232,13 @@ def test_cuda_arch_selects_device_code_in_device_functions_and_device_only_regio
                    "#if __CUDA_ARCH__ >= 700\n__host__ int h();\n__device__ int d();\n#endif\n").splitlines()
     assert helpers[0] == "#if defined(CUGUARD_DEVICE_CUDA_ARCH) && CUGUARD_DEVICE_CUDA_ARCH >= 700"
     assert helpers[4] == "#if __CUDA_ARCH__ >= 700"
+    # A member of a class of device functions (sputnik's Barrier::thread_mask) likewise; of a class
+    # with host code, not.
+    members = body("struct Barrier {\n#if __CUDA_ARCH__ >= 700\n  unsigned mask = ~0u;\n#endif\n"
+                   "  __device__ void sync() {\n#if __CUDA_ARCH__ >= 700\n    __syncwarp(mask);\n#endif\n  }\n};\n"
+                   "struct Host {\n#ifdef __CUDA_ARCH__\n  int d;\n#endif\n  void f();\n};\n").splitlines()
+    assert members[1] == "#if CUGUARD_DEVICE_CUDA_ARCH >= 700" and members[5] == "#if CUGUARD_DEVICE_CUDA_ARCH >= 700"
+    assert members[11] == "#ifdef __CUDA_ARCH__"
 
 
 def test_inline_ptx_becomes_a_call_of_the_interpreter_in_sources_and_cub_headers():
