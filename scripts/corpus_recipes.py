@@ -744,6 +744,294 @@ _HALF_OPERATORS = ["-U__CUDA_NO_HALF_OPERATORS__", "-U__CUDA_NO_HALF_CONVERSIONS
 
 
 # ---------------------------------------------------------------------------------------------
+# open-mmlab+OpenPCDet (pcdet/ops: setup.py's seven modules)
+# ---------------------------------------------------------------------------------------------
+
+def _boxes3d(n, seed):
+    """(n, 7) boxes [x, y, z, dx, dy, dz, heading] that do not overlap (each in its own cell)."""
+    g = torch.Generator().manual_seed(seed)
+    cells = torch.stack([torch.arange(n) % 4 * 6.0, torch.arange(n) // 4 * 6.0, torch.zeros(n)], 1)
+    size = torch.rand(n, 3, generator=g) * 2 + 1
+    return torch.cat([cells + torch.rand(n, 3, generator=g), size, (torch.rand(n, 1, generator=g) - 0.5) * 3], 1)
+
+
+def _pcdet_modules():
+    def module(name, folder, files):
+        return Module(name, [f"pcdet/ops/{folder}/src/{f}" for f in files])
+    stack = ["pointnet2_api.cpp", "ball_query.cpp", "ball_query_gpu.cu", "group_points.cpp", "group_points_gpu.cu",
+             "sampling.cpp", "sampling_gpu.cu", "interpolate.cpp", "interpolate_gpu.cu"]
+    return [
+        module("iou3d_nms_cuda", "iou3d_nms", ["iou3d_cpu.cpp", "iou3d_nms_api.cpp", "iou3d_nms.cpp",
+                                               "iou3d_nms_kernel.cu"]),
+        module("roiaware_pool3d_cuda", "roiaware_pool3d", ["roiaware_pool3d.cpp", "roiaware_pool3d_kernel.cu"]),
+        module("roipoint_pool3d_cuda", "roipoint_pool3d", ["roipoint_pool3d.cpp", "roipoint_pool3d_kernel.cu"]),
+        module("pointnet2_stack_cuda", "pointnet2/pointnet2_stack",
+               stack + ["voxel_query.cpp", "voxel_query_gpu.cu", "vector_pool.cpp", "vector_pool_gpu.cu"]),
+        module("pointnet2_batch_cuda", "pointnet2/pointnet2_batch", stack),
+        module("bev_pool_ext", "bev_pool", ["bev_pool.cpp", "bev_pool_cuda.cu"]),
+        module("ingroup_inds_cuda", "ingroup_inds", ["ingroup_inds.cpp", "ingroup_inds_kernel.cu"]),
+    ]
+
+
+def openpcdet_ops(mods):
+    iou = mods.get("iou3d_nms_cuda")
+    pool = mods.get("roiaware_pool3d_cuda")
+    batch = mods.get("pointnet2_batch_cuda")
+
+    def iou_bev(a, b):
+        out = a.new_zeros(len(a), len(b))
+        iou.boxes_iou_bev_gpu(a, b, out)
+        return out
+
+    def iou_bev_ref(a, b):
+        out = a.new_zeros(len(a), len(b))
+        iou.boxes_iou_bev_cpu(a, b, out)
+        return out
+
+    def nms(boxes, scores):
+        order = scores.sort(0, descending=True)[1]
+        keep = torch.zeros(len(boxes), dtype=torch.long)
+        count = iou.nms_gpu(boxes[order].contiguous(), keep, 0.1)
+        return order[keep[:count]]
+
+    def nms_ref(boxes, scores):
+        order = scores.sort(0, descending=True)[1].tolist()
+        ious = iou_bev_ref(boxes, boxes)
+        keep = []
+        for i in order:
+            if all(ious[i, k] <= 0.1 for k in keep):
+                keep.append(i)
+        return torch.tensor(keep, dtype=torch.long)
+
+    def overlapping(n, seed):  # (boxes near one another, so that some overlap)
+        b = _boxes3d(n, seed)
+        b[:, :2] = b[:, :2] * 0.25
+        return b
+
+    def in_boxes(boxes, pts):
+        out = torch.full((1, len(pts)), -1, dtype=torch.int)
+        pool.points_in_boxes_gpu(boxes[None], pts[None], out)
+        return out[0]
+
+    def in_boxes_ref(boxes, pts):
+        inside = torch.zeros(len(boxes), len(pts), dtype=torch.int)
+        pool.points_in_boxes_cpu(boxes, pts, inside)
+        hit = inside.bool()
+        return torch.where(hit.any(0), hit.int().argmax(0), torch.full((len(pts),), -1)).int()
+
+    def points():
+        return torch.rand(96, 3, generator=torch.Generator().manual_seed(4)) * torch.tensor([24.0, 12.0, 3.0])
+
+    def fps(xyz):
+        out = torch.zeros(1, 8, dtype=torch.int)
+        batch.farthest_point_sampling_wrapper(1, xyz.shape[1], 8, xyz, torch.full((1, xyz.shape[1]), 1e10), out)
+        return out
+
+    def fps_ref(xyz):
+        picked, dist = [0], torch.full((xyz.shape[1],), 1e10)
+        for _ in range(7):
+            dist = torch.minimum(dist, ((xyz[0] - xyz[0, picked[-1]]) ** 2).sum(1))
+            picked.append(int(dist.argmax()))
+        return torch.tensor([picked], dtype=torch.int)
+
+    def gather(features, idx):
+        out = features.new_zeros(features.shape[0], features.shape[1], idx.shape[1])
+        batch.gather_points_wrapper(features.shape[0], features.shape[1], features.shape[2], idx.shape[1], features,
+                                    idx, out)
+        return out
+
+    return [
+        Op("boxes_iou_bev_gpu", lambda: (overlapping(6, 1), overlapping(5, 2)), iou_bev, iou_bev_ref,
+           module="iou3d_nms_cuda", atol=1e-4),
+        Op("nms_gpu", lambda: (overlapping(10, 3), torch.rand(10)), nms, nms_ref, module="iou3d_nms_cuda"),
+        Op("points_in_boxes_gpu", lambda: (_boxes3d(8, 5), points()), in_boxes, in_boxes_ref,
+           module="roiaware_pool3d_cuda"),
+        Op("farthest_point_sampling_wrapper", lambda: (points()[None].contiguous(),), fps, fps_ref,
+           module="pointnet2_batch_cuda"),
+        Op("gather_points_wrapper", lambda: (torch.rand(2, 3, 10), torch.randint(0, 10, (2, 4)).int()), gather,
+           lambda f, i: _gather_last(f, i), module="pointnet2_batch_cuda"),
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
+# open-mmlab+mmcv (mmcv/ops/csrc: each op against mmcv_cpu, its CPU implementations built by
+# PyTorch without CUDA, or a few lines of plain torch)
+# ---------------------------------------------------------------------------------------------
+
+def _rotated_boxes(n, seed):
+    g = torch.Generator().manual_seed(seed)
+    xy, wh = torch.rand(n, 2, generator=g) * 10, torch.rand(n, 2, generator=g) * 4 + 1
+    return torch.cat([xy, wh, (torch.rand(n, 1, generator=g) - 0.5) * 3], 1)
+
+
+def _quadrilaterals(boxes):
+    """The corners of rotated boxes (x, y, w, h, angle) as (n, 8)."""
+    x, y, w, h, a = boxes.unbind(1)
+    cos, sin = torch.cos(a), torch.sin(a)
+    corners = []
+    for dx, dy in ((-0.5, -0.5), (0.5, -0.5), (0.5, 0.5), (-0.5, 0.5)):
+        corners += [x + dx * w * cos - dy * h * sin, y + dx * w * sin + dy * h * cos]
+    return torch.stack(corners, 1)
+
+
+def mmcv_ops(mods):
+    c, t = mods["mmcv__ext"], mods.get("mmcv_cpu")
+    N, C, H, W = 2, 3, 8, 8
+
+    def twin(name, inputs, call, **kw):
+        """An op whose reference is the same call of mmcv_cpu (inputs cloned for each)."""
+        def ref(*a):
+            return call(t, *(x.clone() if isinstance(x, torch.Tensor) else x for x in a))
+        return Op(name, inputs, lambda *a: call(c, *a), ref, module="mmcv_cpu", **kw)
+
+    def xyxy(n, seed):
+        b = _rotated_boxes(n, seed)
+        return torch.cat([b[:, :2], b[:, :2] + b[:, 2:4]], 1)
+
+    def ious(fn, b1, b2, *flags):
+        out = b1.new_zeros(len(b1) * len(b2))
+        fn(b1, b2, out, *flags)
+        return out
+
+    def overlaps(m, b1, b2):
+        out = b1.new_zeros(len(b1), len(b2))
+        m.bbox_overlaps(b1, b2, out, 0, False, 0)
+        return out
+
+    def nms_rotated(m, dets, scores):
+        order = scores.sort(0, descending=True)[1]
+        return m.nms_rotated(dets, scores, order, dets.index_select(0, order), scores.new_empty(0, dtype=torch.int),
+                             0.3, False)
+
+    def rois(k):
+        g = torch.Generator().manual_seed(k)
+        xy = torch.rand(k, 2, generator=g) * 4
+        return torch.cat([torch.arange(k).remainder(N)[:, None].float(), xy, xy + 3], 1)
+
+    def roi_align(m, x, r):
+        out = x.new_zeros(len(r), C, 2, 2)
+        m.roi_align_forward(x, r, out, x.new_empty(0), x.new_empty(0), 2, 2, 1.0, 2, 1, True)
+        return out
+
+    def rotated_rois(k):
+        b = _rotated_boxes(k, 11)
+        b[:, :2] = b[:, :2] * 0.6
+        return torch.cat([torch.arange(k).remainder(N)[:, None].float(), b], 1)
+
+    def roi_align_rotated(m, x, r):
+        out = x.new_zeros(len(r), C, 2, 2)
+        m.roi_align_rotated_forward(x, r, out, 2, 2, 1.0, 2, True, False)
+        return out
+
+    def points_in_boxes(m, boxes, pts):
+        out = torch.zeros(1, len(pts[0]), len(boxes[0]), dtype=torch.int)
+        m.points_in_boxes_all_forward(boxes, pts, out)
+        return out
+
+    def points_in_boxes_ref(boxes, pts):
+        out = torch.zeros(len(boxes[0]), len(pts[0]), dtype=torch.int)
+        t.points_in_boxes_cpu_forward(boxes[0], pts[0], out)
+        return out.t()[None]
+
+    def box3d_inputs():
+        g = torch.Generator().manual_seed(5)
+        centers = torch.rand(4, 3, generator=g) * 6
+        boxes = torch.cat([centers, torch.rand(4, 3, generator=g) * 2 + 1, torch.rand(4, 1, generator=g)], 1)
+        return boxes[None], (torch.rand(1, 64, 3, generator=g) * 8)
+
+    def arf(m, x, idx):
+        o, i, orient, kh, kw = x.shape
+        out = x.new_zeros(o * idx.shape[3], i * orient, kh, kw)
+        m.active_rotated_filter_forward(x, idx, out)
+        return out
+
+    def arf_inputs():
+        g = torch.Generator().manual_seed(2)
+        return (torch.rand(4, 2, 8, 3, 3, generator=g),
+                torch.randint(1, 8 * 3 * 3 + 1, (8, 3, 3, 8), generator=g).int())
+
+    def feature_align(m, x, bboxes):
+        out = torch.zeros_like(x)
+        m.rotated_feature_align_forward(x, bboxes, out, 1.0, 5)
+        return out
+
+    def feature_align_inputs():
+        b = _rotated_boxes(N * H * W, 8).reshape(N, H, W, 5)
+        b[..., :2] = b[..., :2] * 0.7
+        return torch.rand(N, C, H, W), b
+
+    def deform(m, x, w, offset):
+        out = x.new_zeros(N, 4, H - 2, W - 2)
+        m.deform_conv_forward(x, w, offset, out, x.new_empty(0), x.new_empty(0), 3, 3, 1, 1, 0, 0, 1, 1, 1, 1, N)
+        return out
+
+    def deform_inputs():
+        return torch.rand(N, C, H, W), torch.rand(4, C, 3, 3), torch.rand(N, 18, H - 2, W - 2) * 2 - 1
+
+    def modulated(m, x, w, offset, mask):
+        out = x.new_zeros(N, 4, H - 2, W - 2)
+        m.modulated_deform_conv_forward(x, w, torch.ones(4), x.new_empty(0), offset, mask, out, x.new_empty(0),
+                                        3, 3, 1, 1, 0, 0, 1, 1, 1, 1, True)
+        return out
+
+    def psamask(m, x):
+        out = x.new_zeros(N, H * W, H, W)
+        m.psamask_forward(x, out, 0, N, H, W, 3, 3, 1, 1)
+        return out
+
+    def focal(x, target):
+        out = torch.zeros_like(x)
+        c.sigmoid_focal_loss_forward(x, target, x.new_empty(0), out, 2.0, 0.25)
+        return out
+
+    def focal_ref(x, target):
+        p = torch.sigmoid(x)
+        pos = F.one_hot(target, x.shape[1]).bool()
+        return torch.where(pos, -0.25 * (1 - p) ** 2 * torch.log(p.clamp(min=torch.finfo(p.dtype).tiny)),
+                           -0.75 * p ** 2 * torch.log((1 - p).clamp(min=torch.finfo(p.dtype).tiny)))
+
+    def gather(points, idx):
+        out = points.new_zeros(N, C, idx.shape[1])
+        c.gather_points_forward(points, idx, out, N, C, points.shape[2], idx.shape[1])
+        return out
+
+    def three_interpolate(points, idx, weight):
+        out = points.new_zeros(N, C, idx.shape[1])
+        c.three_interpolate_forward(points, idx, weight, out, N, C, points.shape[2], idx.shape[1])
+        return out
+
+    def three_interpolate_ref(points, idx, weight):
+        return (_gather_last(points, idx) * weight[:, None]).sum(-1)
+
+    quads = lambda n, seed: _quadrilaterals(_rotated_boxes(n, seed))  # noqa: E731
+    return [
+        twin("nms", lambda: (xyxy(12, 1), torch.rand(12), 0.3, 0), lambda m, *a: m.nms(*a)),
+        twin("bbox_overlaps", lambda: (xyxy(5, 2), xyxy(4, 3)), overlaps),
+        twin("box_iou_rotated", lambda: (_rotated_boxes(5, 4), _rotated_boxes(4, 5)),
+             lambda m, a, b: ious(m.box_iou_rotated, a, b, 0, False), atol=1e-4),
+        twin("nms_rotated", lambda: (_rotated_boxes(12, 6), torch.rand(12)), nms_rotated),
+        twin("box_iou_quadri", lambda: (quads(5, 7), quads(4, 8)),
+             lambda m, a, b: ious(m.box_iou_quadri, a, b, 0, False), atol=1e-4),
+        twin("roi_align_forward", lambda: (torch.rand(N, C, H, W), rois(5)), roi_align),
+        twin("roi_align_rotated_forward", lambda: (torch.rand(N, C, H, W), rotated_rois(5)), roi_align_rotated),
+        Op("points_in_boxes_all_forward", box3d_inputs, lambda *a: points_in_boxes(c, *a), points_in_boxes_ref,
+           module="mmcv_cpu"),
+        twin("active_rotated_filter_forward", arf_inputs, arf),
+        twin("rotated_feature_align_forward", feature_align_inputs, feature_align),
+        twin("deform_conv_forward", deform_inputs, deform, atol=1e-4),
+        twin("modulated_deform_conv_forward", lambda: deform_inputs() + (torch.rand(N, 9, H - 2, W - 2),), modulated,
+             atol=1e-4),
+        twin("psamask_forward", lambda: (torch.rand(N, 9, H, W),), psamask),
+        Op("sigmoid_focal_loss_forward", lambda: (torch.randn(6, 4), torch.randint(0, 4, (6,))), focal, focal_ref),
+        Op("gather_points_forward", lambda: (torch.rand(N, C, 10), torch.randint(0, 10, (N, 4)).int()), gather,
+           lambda p, i: _gather_last(p, i)),
+        Op("three_interpolate_forward",
+           lambda: (torch.rand(N, C, 6), torch.randint(0, 6, (N, 5, 3)).int(), torch.rand(N, 5, 3)),
+           three_interpolate, three_interpolate_ref),
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
 # facebookresearch+xformers (at a 2024 commit with its own kernels: sputnik's sparse ops, the
 # small-k attention, SwiGLU's fused backward)
 # ---------------------------------------------------------------------------------------------
@@ -752,10 +1040,10 @@ def _csr(B, M, N, seed=3):
     """A random M x N pattern of a multiple of 4 nonzeros as sputnik takes it (row_indices: the
     rows by falling length, row_offsets, column_indices; int32), and its dense mask."""
     g = torch.Generator().manual_seed(seed)
-    mask = torch.rand(M, N, generator=g) < 0.4
-    mask[0, :] = True
-    while int(mask.sum()) % 4:
-        mask[int(mask.sum()) % M, 0] = True  # (rows other than 0 gain their first column)
+    lengths = [(4, 8, 4, 2, 6, 4, 2, 2)[i % 8] for i in range(M)]  # (32 per 8 rows: a multiple of 4)
+    mask = torch.zeros(M, N, dtype=torch.bool)
+    for row, length in enumerate(lengths):
+        mask[row, torch.randperm(N, generator=g)[:length]] = True
     counts = mask.sum(1)
     offsets = torch.cat([torch.zeros(1, dtype=torch.long), counts.cumsum(0)]).int()
     columns = mask.nonzero()[:, 1].int()
@@ -836,7 +1124,7 @@ _XFORMERS_LEFT_OUT = (
     "xformers/csrc/**/hip_fmha/**", "xformers/csrc/attention/cpu/*.cpp", "xformers/csrc/sparse24/**",
     "xformers/csrc/attention/cuda/fmha/attention_*.cu", "xformers/csrc/attention/cuda/fmha/autogen/**",
     "xformers/csrc/swiglu/cuda/dual_gemm_silu_identity_mul.cu",
-    "xformers/csrc/swiglu/cuda/gemm_fused_operand_sum.cu")
+    "xformers/csrc/swiglu/cuda/gemm_fused_operand_sum.cu", "xformers/csrc/sequence_parallel_fused/**")
 
 
 def _recipes():
@@ -871,9 +1159,7 @@ def _recipes():
         Recipe("graphdeco-inria+diff-gaussian-rasterization", [
             Module("diff_gaussian_rasterization__C", ["cuda_rasterizer/*.cu", "rasterize_points.cu", "ext.cpp"],
                    ["third_party/glm"])]),
-        Recipe("open-mmlab+OpenPCDet", [
-            Module("pcdet_ops", ["pcdet/ops/**/*.cpp", "pcdet/ops/**/*.cu"], [])],
-            note="its 8 modules' sources as one module"),
+        Recipe("open-mmlab+OpenPCDet", _pcdet_modules(), openpcdet_ops),
         Recipe("mit-han-lab+torchsparse", [
             Module("torchsparse_backend", ["torchsparse/backend/pybind_cuda.cu",
                                            "torchsparse/backend/**/*_cpu.cpp",
@@ -881,8 +1167,10 @@ def _recipes():
                    ["-g", "-O3", "-fopenmp", "-lgomp"], exclude=("torchsparse/backend/pybind_cpu.cpp",))],
             torchsparse_ops),
         Recipe("bitsandbytes-foundation+bitsandbytes", [
-            Module("bitsandbytes_cuda", ["csrc/*.cu", "csrc/*.cpp"], ["csrc", "include"], ["-DBUILD_CUDA"])],
-            note="built by CMake upstream (a C library, not a torch extension): csrc/ with BUILD_CUDA"),
+            Module("bitsandbytes_cuda", ["csrc/*.cu", "csrc/*.cpp"], ["csrc", "include"], ["-DBUILD_CUDA"],
+                   python_module=False, exclude=("csrc/xpu_*.cpp",))],
+            note="built by CMake upstream (a C library its Python calls through ctypes, not a torch extension): "
+                 "csrc/ with BUILD_CUDA, without the SYCL sources (xpu_*.cpp)"),
         Recipe("NVlabs+tiny-cuda-nn", [
             Module("tinycudann_bindings__80_C",
                    ["bindings/torch/tinycudann/bindings.cpp", "dependencies/fmt/src/format.cc",
@@ -906,7 +1194,12 @@ def _recipes():
         Recipe("open-mmlab+mmcv", [
             Module("mmcv__ext", ["mmcv/ops/csrc/pytorch/*.cpp", "mmcv/ops/csrc/pytorch/cpu/*.cpp",
                                  "mmcv/ops/csrc/pytorch/cuda/*.cu", "mmcv/ops/csrc/pytorch/cuda/*.cpp"],
-                   ["mmcv/ops/csrc/common", "mmcv/ops/csrc/common/cuda"], ["-DMMCV_WITH_CUDA", "-std=c++17"])]),
+                   ["mmcv/ops/csrc/common", "mmcv/ops/csrc/common/cuda"], ["-DMMCV_WITH_CUDA", "-std=c++17"]),
+            Module("mmcv_cpu", ["mmcv/ops/csrc/pytorch/*.cpp", "mmcv/ops/csrc/pytorch/cpu/*.cpp"],
+                   ["mmcv/ops/csrc/common"], ["-std=c++17"], twin=True)],
+            mmcv_ops, note="setup.py's mmcv._ext (its CUDA implementations registered after its CPU ones answer "
+                           "for the emulated device's tensors); ops against mmcv_cpu, its C++ sources built by "
+                           "PyTorch without CUDA"),
         Recipe("facebookresearch+pytorch3d", [
             Module("pytorch3d__C", ["pytorch3d/csrc/**/*.cpp", "pytorch3d/csrc/**/*.cu"], ["pytorch3d/csrc"],
                    ["-DWITH_CUDA", "-std=c++17"]),
@@ -922,8 +1215,9 @@ def _recipes():
             note="at a 2024 commit (2024-03-01), its own kernels: csrc/ without the CUTLASS ones (fmha's "
                  "cutlass forward, backward and rand_uniform, swiglu's two GEMMs, sparse24: CUTLASS is a "
                  "submodule, and CuTe needs nvcc), the HIP sources, or its CPU implementations (registered "
-                 "for the key the CUDA ones take under emulation); its -std=c++17 left out (Torch 2's "
-                 "ATen needs C++20: nvcc would stop there too)"),
+                 "for the key the CUDA ones take under emulation), or sequence_parallel_fused (CUDA 13.0's "
+                 "nvcc fails its two files too: PFN_cuGetErrorName, cuda::atomic_ref); its -std=c++17 left "
+                 "out (Torch 2's ATen needs C++20: nvcc would stop there too)"),
     ]
     return {r.key: r for r in recipes}
 
