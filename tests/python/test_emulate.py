@@ -361,6 +361,13 @@ def test_headers_in_the_builds_include_directories_are_followed(tmp_path):
     assert len(header) == 1 and f'#include "{header[0]}"' in copy
     assert "TORCH_CHECK(x.is_cpu()" in header[0].read_text()
     assert '#include "plain.h"' in copy  # (found as the compiler finds it)
+    assert "emulated_runtime.hpp" not in copy
+    # A C++ source that calls the CUDA runtime API gets the emulated runtime (OpenPCDet's iou3d_nms.cpp).
+    (tmp_path / "src" / "nms.cpp").write_text("#include <cuda_runtime_api.h>\nint f() { return ::cudaGetLastError(); }\n")
+    (tmp_path / "src" / "member.cpp").write_text("int f(S& s) { return s.cudaGetLastError() + p->cudaX(); }\n")
+    assert emulate.translate_host_file(str(tmp_path / "src" / "nms.cpp"), str(out / "nms.cpp"))
+    assert (out / "nms.cpp").read_text().splitlines()[1] == "#include <cuguard/emulated_runtime.hpp>"
+    assert not emulate.translate_host_file(str(tmp_path / "src" / "member.cpp"), str(out / "member.cpp"))
     # A .cu file's headers likewise: one with a launch is translated.
     (tmp_path / "include" / "launch.h").write_text("inline void go(float* p) { k<<<1, 1>>>(p); }\n")
     (tmp_path / "src" / "k.cu").write_text('#include "launch.h"\n')

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The bindings of rasterizer_style.cu and optimizer_style.cu, as extensions write them: a pybind11
-// module, and one op registered for the CUDA dispatch key (TORCH_LIBRARY_IMPL, as xformers does).
+// module, one op registered for the CUDA dispatch key (TORCH_LIBRARY_IMPL, as xformers does), and
+// calls of the CUDA runtime API from the bindings themselves.
+#include <cuda_runtime_api.h>
 #include <torch/extension.h>
 
 #include <vector>
@@ -16,6 +18,20 @@ at::Tensor pair_sums(at::Tensor x);
 at::Tensor pair_max(at::Tensor x);
 at::Tensor half_total(at::Tensor x);
 
+// A copy through a buffer of cudaMalloc from the bindings, which call the runtime API themselves
+// (OpenPCDet's iou3d_nms.cpp: cudaMalloc, cudaMemcpy, cudaGetLastError).
+torch::Tensor copied_by_runtime(torch::Tensor x) {
+  auto out = torch::empty_like(x);
+  void* buffer = nullptr;
+  const size_t bytes = x.numel() * x.element_size();
+  TORCH_CHECK(cudaMalloc(&buffer, bytes) == cudaSuccess, "cudaMalloc");
+  cudaMemcpy(buffer, x.data_ptr(), bytes, cudaMemcpyDeviceToDevice);
+  cudaMemcpy(out.data_ptr(), buffer, bytes, cudaMemcpyDeviceToDevice);
+  cudaFree(buffer);
+  TORCH_CHECK(cudaGetLastError() == cudaSuccess, "cudaGetLastError");
+  return out;
+}
+
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("bin_items", &bin_items, "(tile, item) keys of every item's tiles, sorted, and their items");
   m.def("block_prefix", &block_prefix, "inclusive prefix sums within each block of 128 (dynamic: over dynamic shared memory)");
@@ -26,6 +42,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("uniform", &uniform, "n uniform numbers in (0, 1] from cuRAND, one thread each");
   m.def("dropout", &dropout, "x / keep or 0, drawn from ATen's CUDA generator's Philox state");
   m.def("optional_or_one", &optional_or_one, "opt[i], or 1 where opt is empty (a null pointer)");
+  m.def("copied_by_runtime", &copied_by_runtime, "x copied through cudaMalloc'd memory by the bindings");
   m.def("multi_tensor_scale", &multi_tensor_scale, "out[t] = in[t] * scale; 1 where an input is not finite");
 }
 

@@ -70,6 +70,11 @@ def test_an_op_registered_for_the_cuda_dispatch_key_answers_for_the_emulated_dev
     assert torch.equal(torch.ops.cuguard_idioms.pair_sums(x.to(DEVICE)).cpu(), ops.pair_sums(x.to(DEVICE)).cpu())
 
 
+def test_bindings_that_call_the_cuda_runtime_api_themselves_reach_the_emulated_one(ops):
+    x = torch.arange(10.0)
+    assert torch.equal(ops.copied_by_runtime(x.to(DEVICE)).cpu(), x)
+
+
 def test_at_half_compares_with_its_own_operators_as_under_torchs_nvcc_flags(ops):
     x = torch.tensor([3, 1, 4, 1, 5, 9, 2, 6] * 4, dtype=torch.float16)
     expected = torch.maximum(x, torch.cat([x[1:], x[-1:]]))
