@@ -903,10 +903,17 @@ def _asm_statements(text, masked):
             continue
         bounds = [open_at + 1] + [c + 1 for c in _top_level_colons(masked, open_at + 1, close)] + [close + 1]
         sections = [text[bounds[i]:bounds[i + 1] - 1] for i in range(len(bounds) - 1)]
-        kept = [_CONSTRAINT.sub(lambda c: f'::cuguard::detail::ptx::operand("{c.group(1)}", ', sec)
-                for sec in sections if sec.strip() and sec.strip() != "\\"]
+        kept = [_CONSTRAINT.sub(_operand_call, sec) for sec in sections if sec.strip() and sec.strip() != "\\"]
         edits.append((m.start(), close + 1, "::cuguard::detail::ptx::run(__FILE__, __LINE__, " + ", ".join(kept) + ")"))
     return edits
+
+
+def _operand_call(c):
+    """An asm operand's call for the interpreter: `operand` (a reference) for an output, an
+    in-out and a memory operand, `input` (a copy) for another input."""
+    constraint = c.group(1)
+    kind = "operand" if constraint[0] in "=+" or constraint[-1] == "m" else "input"
+    return f'::cuguard::detail::ptx::{kind}("{constraint}", '
 
 
 def translate_ptx(text):

@@ -124,6 +124,15 @@ __global__ void wmma_tile(const __half* a, const __half* b, float* c, float alph
   for (int i = static_cast<int>(threadIdx.x); i < 256; i += 32) c[i] = tile[i];
 }
 
+// A load through the address of a restrict pointer's element in a template kernel, as
+// bitsandbytes' gemm_4bit_sm80.cu loads its weights.
+template <int N>
+__global__ void load_element(const unsigned* __restrict__ in, unsigned* out) {
+  unsigned v = 0;
+  asm volatile("ld.global.u32 %0, [%1];" : "=r"(v) : "l"(&in[N]));
+  out[0] = v;
+}
+
 // Inline PTX as nvdiffrast's cudaraster writes it: conversions with rounding modes and saturation,
 // slct, set, fma with a rounding mode, rcp; each result in `out`, in order.
 __global__ void ptx_conversions(float nan, unsigned* out) {
@@ -245,6 +254,13 @@ TEST_CASE("inline PTX's conversions, selections and rounded arithmetic give what
                                0xffffffffu, 0, 1, 1,
                                0xabcd0044u, 0, 100, 7, 5, 0xab * 2 + 5, s(-2), 23, 0xffffffffu};
   for (int i = 0; i < 25; ++i) CHECK_MESSAGE(got[i] == expected[i], "result ", i);
+  const unsigned values[3] = {10, 20, 30};
+  cuguard::device_buffer<unsigned> in(3, "in");
+  in.copy_from_host(values, 3);
+  load_element<2><<<1, 1>>>(in.data(), out.data());
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  out.copy_to_host(got, 1);
+  CHECK(got[0] == 30);
 }
 
 TEST_CASE("a <<<>>> launch CUDA refuses runs nothing and sets cudaGetLastError, as on a GPU") {

@@ -255,15 +255,15 @@ def test_inline_ptx_becomes_a_call_of_the_interpreter_in_sources_and_cub_headers
     run = "::cuguard::detail::ptx::run(__FILE__, __LINE__, "
     assert lines[2] == "  " + run + "\"{ .reg .pred q; shfl.sync.down.b32 %0|q, %1, 1, 0x1f, -1; }\""
     assert lines[3] == ('               ,  ::cuguard::detail::ptx::operand("=r", r) ,  '
-                        '::cuguard::detail::ptx::operand("r", x) ,  "memory");')
+                        '::cuguard::detail::ptx::input("r", x) ,  "memory");')
     assert lines[4] == ("  " + run + '"ld.global.nc.u32 %0, [%1];" ,  ::cuguard::detail::ptx::operand("=r", r) ,  '
-                        '::cuguard::detail::ptx::operand("l", p));')
+                        '::cuguard::detail::ptx::input("l", p));')
     assert lines[5] == "  " + run + '"exit;" ,  "memory");'
     assert lines[6] == "  return ns::g(r);"
     header = emulate.translate_ptx('#define LOAD(m) asm volatile("ld." #m ".u32 %0, [%1];" : "=r"(v) : "l"(p));\n')
     assert header == emulate.PTX_INTERPRETER + ('#define LOAD(m) ' + run + '"ld." #m ".u32 %0, [%1];" ,  '
                                                 '::cuguard::detail::ptx::operand("=r", v) ,  '
-                                                '::cuguard::detail::ptx::operand("l", p));\n')
+                                                '::cuguard::detail::ptx::input("l", p));\n')
 
 
 def test_alignas_after_shared_becomes_a_gnu_attribute():

@@ -44,6 +44,19 @@ operand_ref operand(const char* constraint, T&& value) {
   return {constraint, const_cast<void*>(static_cast<const void*>(&value)), sizeof(U)};
 }
 
+/// An input operand held by value (`"l"(&B[i])`): GCC binds no reference, in a template, to a
+/// prvalue of a restrict-qualified pointer type (bitsandbytes' gemm_4bit_sm80.cu).
+template <class T>
+struct held_input {
+  const char* constraint;
+  T value;
+};
+template <class T>
+held_input<T> input(const char* constraint, T value) {
+  static_assert(std::is_trivially_copyable<T>::value, "inline PTX: an operand is a register's value");
+  return {constraint, value};
+}
+
 /// A register: its bits; `name` null for an operand (%0, %1, ...: its place), else a `.reg`'s.
 struct reg {
   const std::string* name;
@@ -210,6 +223,10 @@ class interpreter {
 };
 
 inline void add(operand_ref* list, std::size_t& n, const operand_ref& op) { list[n++] = op; }
+template <class T>
+void add(operand_ref* list, std::size_t& n, const held_input<T>& op) { // (alive to the end of the call)
+  list[n++] = {op.constraint, const_cast<T*>(&op.value), sizeof(T)};
+}
 inline void add(operand_ref*, std::size_t&, const char*) {} // a clobber ("memory")
 
 /// `asm("template" : outputs : inputs : clobbers)` at `file`:`line` of a rewritten header: the
