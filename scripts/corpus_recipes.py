@@ -1168,9 +1168,12 @@ def _recipes():
             torchsparse_ops),
         Recipe("bitsandbytes-foundation+bitsandbytes", [
             Module("bitsandbytes_cuda", ["csrc/*.cu", "csrc/*.cpp"], ["csrc", "include"], ["-DBUILD_CUDA"],
+                   cuda_flags=["-DBUILD_CUDA"] + [f"-U__CUDA_NO_{m}__" for m in (
+                       "HALF_OPERATORS", "HALF_CONVERSIONS", "BFLOAT16_CONVERSIONS", "HALF2_OPERATORS")],
                    python_module=False, exclude=("csrc/xpu_*.cpp",))],
             note="built by CMake upstream (a C library its Python calls through ctypes, not a torch extension): "
-                 "csrc/ with BUILD_CUDA, without the SYCL sources (xpu_*.cpp)"),
+                 "csrc/ with BUILD_CUDA, without PyTorch's __CUDA_NO_HALF_OPERATORS__ and the like, without the "
+                 "SYCL sources (xpu_*.cpp)"),
         Recipe("NVlabs+tiny-cuda-nn", [
             Module("tinycudann_bindings__80_C",
                    ["bindings/torch/tinycudann/bindings.cpp", "dependencies/fmt/src/format.cc",
