@@ -713,6 +713,10 @@ def torchsparse_ops(mods):
             out.append(h - 2 ** 64 if h >= 2 ** 63 else h)
         return torch.tensor(out, dtype=torch.int64)
 
+    def kernel_fnv(coords, offsets):
+        """kernel_hash_kernel's hash of each row moved by each offset, (K, N) (the same formula)."""
+        return torch.stack([fnv(torch.cat([coords[:, :1], coords[:, 1:] + o], 1)) for o in offsets])
+
     def g(seed):
         return torch.Generator().manual_seed(seed)
 
@@ -723,7 +727,7 @@ def torchsparse_ops(mods):
     counts = torch.bincount(idx, minlength=20).int()
     return [
         Op("hash_cuda", lambda: (coords,), m.hash_cuda, fnv),
-        pair("kernel_hash", lambda: (coords, offsets)),
+        Op("kernel_hash_cuda", lambda: (coords, offsets), m.kernel_hash_cuda, kernel_fnv),
         pair("hash_query", lambda: (torch.cat([keys[::2], torch.tensor([7, 11])]), keys,
                                     torch.arange(len(keys), dtype=torch.int64))),
         pair("count", lambda: (idx.int(), 20)),
