@@ -327,6 +327,43 @@ def _nms(boxes, scores, threshold):
     return torch.tensor(keep, dtype=torch.long)
 
 
+def _roi_align_rotated(x, rois, scale, ph, pw, sampling):
+    """ROIAlignRotated (aligned: centers moved by half a pixel; angles in degrees, counterclockwise)
+    in plain torch, bilinear samples on a sampling x sampling grid per bin, as detectron2 defines it."""
+    import math
+    _, C, H, W = x.shape
+    out = []
+    for roi in rois.tolist():
+        b, cx, cy, w, h, a = roi
+        cx, cy, w, h = cx * scale - 0.5, cy * scale - 0.5, w * scale, h * scale
+        cos, sin = math.cos(a * math.pi / 180), math.sin(a * math.pi / 180)
+        bins = x.new_zeros(C, ph, pw)
+        for i in range(ph):
+            for j in range(pw):
+                for iy in range(sampling):
+                    for ix in range(sampling):
+                        yy = -h / 2 + i * h / ph + (iy + 0.5) * h / ph / sampling
+                        xx = -w / 2 + j * w / pw + (ix + 0.5) * w / pw / sampling
+                        y, xpos = yy * cos - xx * sin + cy, yy * sin + xx * cos + cx
+                        if y < -1 or y > H or xpos < -1 or xpos > W:
+                            continue
+                        y, xpos = max(y, 0.0), max(xpos, 0.0)
+                        y0, x0 = int(y), int(xpos)
+                        y1, x1 = min(y0 + 1, H - 1), min(x0 + 1, W - 1)
+                        if y0 >= H - 1:
+                            y0 = y1 = H - 1
+                            y = float(y0)
+                        if x0 >= W - 1:
+                            x0 = x1 = W - 1
+                            xpos = float(x0)
+                        ly, lx = y - y0, xpos - x0
+                        f = x[int(b)]
+                        bins[:, i, j] = bins[:, i, j] + ((1 - ly) * (1 - lx) * f[:, y0, x0] + (1 - ly) * lx * f[:, y0, x1]
+                                                         + ly * (1 - lx) * f[:, y1, x0] + ly * lx * f[:, y1, x1])
+        out.append(bins / (sampling * sampling))
+    return torch.stack(out)
+
+
 def detectron2_ops(mods):
     c = mods["detectron2__C"]
     d2 = torch.ops.detectron2
@@ -344,14 +381,19 @@ def detectron2_ops(mods):
     def rois():
         return torch.tensor([[0, 4.0, 4.0, 4.0, 3.0, 30.0], [1, 3.0, 5.0, 2.0, 5.0, -45.0]])
 
+    def roi_align_rotated_grad(grad, r, scale, ph, pw, n, channels, height, width, sampling):
+        x = torch.zeros(n, channels, height, width, requires_grad=True)
+        _roi_align_rotated(x, r, scale, ph, pw, sampling).backward(grad)
+        return x.grad
+
     return [
         Op("box_iou_rotated", lambda: (_boxes(5), _boxes(4)), lambda *a: d2.box_iou_rotated(*a), _axis_aligned_iou,
            atol=1e-4),
         Op("nms_rotated", lambda: (_boxes(12), torch.rand(12), 0.3), lambda *a: d2.nms_rotated(*a), _nms),
         Op("roi_align_rotated_forward", lambda: (torch.rand(N, C, H, W), rois(), 1.0, 2, 2, 2),
-           lambda *a: d2.roi_align_rotated_forward(*a)),
+           lambda *a: d2.roi_align_rotated_forward(*a), _roi_align_rotated),
         Op("roi_align_rotated_backward", lambda: (torch.rand(2, C, 2, 2), rois(), 1.0, 2, 2, N, C, H, W, 2),
-           lambda *a: d2.roi_align_rotated_backward(*a)),
+           lambda *a: d2.roi_align_rotated_backward(*a), roi_align_rotated_grad),
         Op("deform_conv_forward (zero offsets: conv2d)", deform_inputs, deform,
            lambda x, w, _: F.conv2d(x, w), rtol=1e-4, atol=1e-4),
     ]
