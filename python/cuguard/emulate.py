@@ -23,15 +23,21 @@ names the user's file, so reports and compiler errors point at it), in which
   file holds a launch or an ``extern __shared__`` array, its translation (written beside the
   output, as the source's is, its own includes likewise);
 * ``__CUDACC__`` reads as defined (``CUGUARD_IMPL_CUDACC``, which <cuguard/emulation.hpp> defines): nvcc
-  defines it for both passes of a .cu file;
+  defines it for both passes of a .cu file; ``__CUDACC_VER_MAJOR__`` and the like read as the
+  toolkit's version;
+* ``__CUDA_ARCH__`` in a conditional that selects device code (in a device function's body, a
+  class of device functions, a region of device code only) reads as the emulated device's
+  (``CUGUARD_DEVICE_CUDA_ARCH``), in the file and in the quoted headers that hold one;
 * ``__restrict__`` after a ``cuguard::ptr<T>`` (a ``T* __restrict__`` parameter renamed) is
   dropped: the qualifier cannot apply to a class (nvcc builds spell it ``CUGUARD_RESTRICT``);
 * with ``torch=True``, the tests of a tensor's device take the emulated device's meaning, the CPU
   (what ``cuguard::torch::on_device`` does): ``x.is_cuda()`` (of a tensor or a device) is
   ``x.is_cpu()``, ``x.type().is_cuda()`` is ``x.is_cpu()``, ``kCUDA`` is ``kCPU``,
-  ``DeviceType::CUDA`` is ``DeviceType::CPU`` and ``x.get_device()`` is 0, the emulated device's
-  index. translate_host gives the same for an extension's
-  C++ sources and the headers they include (beside them, or in the build's include directories).
+  ``DeviceType::CUDA`` is ``DeviceType::CPU``, ``x.get_device()`` is 0, the emulated device's
+  index, and ``CUDA`` as a macro's argument (``TORCH_LIBRARY_IMPL(ns, CUDA, m)``) is ``CPU``.
+  translate_host gives the same for an extension's C++ sources and the headers they include
+  (beside them, or in the build's include directories), and includes the emulated runtime first
+  in those that call the CUDA runtime API.
 
 Comments, string and character literals are left alone. Run as a script:
 ``python emulate.py [--torch] SOURCE.cu OUTPUT.cpp`` (what cuguard_emulate does in CMake).
