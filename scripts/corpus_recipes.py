@@ -1166,6 +1166,9 @@ def xformers_ops(mods):
     ]
 
 
+_TCNN_DEFINES = ["-std=c++17", "-DTCNN_PARAMS_UNALIGNED", "-DTCNN_RTC", "-DTCNN_RTC_USE_FAST_MATH",
+                 "-DTCNN_HALF_PRECISION=1", "-DTCNN_MIN_GPU_ARCH=80"]
+
 _XFORMERS_LEFT_OUT = (
     "xformers/csrc/**/hip_fmha/**", "xformers/csrc/attention/cpu/*.cpp", "xformers/csrc/sparse24/**",
     "xformers/csrc/attention/cuda/fmha/attention_*.cu", "xformers/csrc/attention/cuda/fmha/autogen/**",
@@ -1228,9 +1231,11 @@ def _recipes():
                                               "network", "cutlass_mlp", "fully_fused_mlp")],
                    ["include", "dependencies", "dependencies/cutlass/include",
                     "dependencies/cutlass/tools/util/include", "dependencies/fmt/include"],
-                   ["-std=c++17", "-DTCNN_PARAMS_UNALIGNED", "-DTCNN_RTC", "-DTCNN_RTC_USE_FAST_MATH",
-                    "-DTCNN_HALF_PRECISION=1", "-DTCNN_MIN_GPU_ARCH=80"], ["-lcuda", "-lnvrtc"])],
-            note="bindings/torch/setup.py's module for compute capability 80"),
+                   _TCNN_DEFINES, ["-lcuda", "-lnvrtc"],
+                   cuda_flags=_TCNN_DEFINES + ["-U__CUDA_NO_HALF_OPERATORS__", "-U__CUDA_NO_HALF_CONVERSIONS__",
+                                               "-U__CUDA_NO_HALF2_OPERATORS__"])],
+            note="bindings/torch/setup.py's module for compute capability 80 (its fmt submodule fetched at the "
+                 "commit it pins; its cutlass one not)"),
         Recipe("NVIDIA+apex", [
             Module("amp_C", ["csrc/amp_C_frontend.cpp", "csrc/multi_tensor_*.cu", "csrc/update_scale_hysteresis.cu"],
                    ["csrc"], ["-O3"]),
