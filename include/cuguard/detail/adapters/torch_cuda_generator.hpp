@@ -53,20 +53,17 @@ struct CUDAGeneratorImpl : public c10::GeneratorImpl {
     TORCH_CHECK(false, "cuguard: the emulated CUDA generator's state cannot be read (read its seed)");
   }
 
-  /// The seed and offset for a kernel that draws `increment` numbers per thread (rounded up to a
-  /// multiple of 4, as CUDA's generator rounds it); the offset moves past them.
-  PhiloxCudaState philox_cuda_state(std::uint64_t increment) {
-    increment = ((increment + 3) / 4) * 4;
-    const PhiloxCudaState state(seed_, offset_);
-    offset_ += increment;
-    return state;
-  }
-  /// The same as a pair (seed, offset): ATen's older spelling.
+  /// The seed and offset (seed, offset) for a kernel that draws `increment` numbers per thread
+  /// (rounded up to a multiple of 4, as CUDA's generator rounds it); the offset moves past them.
   std::pair<std::uint64_t, std::uint64_t> philox_engine_inputs(std::uint64_t increment) {
-    increment = ((increment + 3) / 4) * 4;
     const std::pair<std::uint64_t, std::uint64_t> inputs(seed_, offset_);
-    offset_ += increment;
+    offset_ += ((increment + 3) / 4) * 4;
     return inputs;
+  }
+  /// The same as ATen's PhiloxCudaState.
+  PhiloxCudaState philox_cuda_state(std::uint64_t increment) {
+    const auto inputs = philox_engine_inputs(increment);
+    return PhiloxCudaState(inputs.first, inputs.second);
   }
 
  private:
