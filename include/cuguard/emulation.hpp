@@ -34,9 +34,7 @@
 #define __shared__ thread_local // block scope: one per OS thread, and a block runs on one
 #define __constant__
 #define __managed__
-// A hint: the host compiler compiles device functions' bodies, which nvcc's host pass never
-// sees, and cannot always inline them (a recursive one: sputnik's Log2 in xformers).
-#define __forceinline__ inline
+// (__forceinline__: after <cuda_runtime.h> below.)
 // __noinline__ stays undefined: libstdc++ spells __attribute__((__noinline__)) itself.
 #define __launch_bounds__(...)
 #define __restrict__ __restrict
@@ -48,7 +46,9 @@
 // names such as gridDim for parameters, which -Wshadow would otherwise flag.
 #include <cuguard/detail/emulation/runtime_templates.hpp> // (before <cuda_runtime.h>, whose templates call them)
 #include <cuda_runtime.h>
-// (the toolkit's host_defines.h, which <cuda_runtime.h> includes once, defines it again)
+// __forceinline__ is a hint: the host compiler compiles device functions' bodies, which nvcc's
+// host pass never sees, and cannot always inline them (a recursive one: sputnik's Log2 in
+// xformers). Defined after the toolkit's host_defines.h, which <cuda_runtime.h> includes once.
 #undef __forceinline__
 #define __forceinline__ inline
 // The toolkit's <device_launch_parameters.h>, which sources may include themselves, declares the
