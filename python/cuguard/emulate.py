@@ -404,32 +404,58 @@ _CONDITIONAL = re.compile(r"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b", 
 DEVICE_ARCH = "CUGUARD_DEVICE_CUDA_ARCH"
 
 
-def _device_bodies(masked):
+# A macro that spells CUDA's execution space (tiny-cuda-nn's `#define TCNN_DEVICE __device__`).
+_SPACE_MACRO = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+((?:(?:__host__|__device__|__global__|__forceinline__"
+                          r"|__noinline__|inline|static)[ \t]*)+)$", re.M)
+
+
+def _space_macros(masked, words):
+    """Adds to `words` ({macro: its expansion}) the macros `masked` defines as an execution space
+    (`__device__`, `__host__ __device__`, with `inline` and the like), so that a header that
+    declares its functions `TCNN_DEVICE` reads as device code as `__device__` does."""
+    for m in _SPACE_MACRO.finditer(masked):
+        if re.search(r"\b__(?:host|device|global)__\b", m.group(2)):
+            words[m.group(1)] = m.group(2).strip()
+    return words
+
+
+def _spelled(text, words):
+    """`text` with the execution-space macros of `words` expanded (positions move: for a test)."""
+    if not words:
+        return text
+    return re.sub(r"\b(?:" + "|".join(map(re.escape, words)) + r")\b", lambda m: words[m.group(0)], text)
+
+
+def _device_bodies(masked, words=None):
     """[(begin, end)] of the bodies of the functions defined __global__ or __device__ (not
-    __host__ __device__): device code only."""
+    __host__ __device__), or by a macro of `words` that spells one: device code only."""
+    words = words or {}
+    device = [n for n, spelled in words.items() if _DEVICE.search(spelled)]
+    keyword = re.compile(r"\b(?:__global__|__device__" + "".join("|" + re.escape(n) for n in device) + r")\b")
     bodies = []
-    for m in _DEVICE.finditer(masked):
+    for m in keyword.finditer(masked):
         head, paren, _, body = _function_at(masked, m)
         if paren < 0 or re.search(r"[;{}=]", masked[m.end():paren]):
             continue  # a variable
-        if "__host__" not in masked[head:paren] and body is not None:
+        if "__host__" not in _spelled(masked[head:paren], words) and body is not None:
             bodies.append(body)
     return bodies
 
 
-def _device_only(region):
+def _device_only(region, words=None):
     """True if the text between two conditional directives declares device code only (functions
-    __device__, __global__ or __host__ __device__, and types: xformers' decoder.cu keeps its
-    helpers in `#if __CUDA_ARCH__ >= 700`, a constructor of theirs __host__ __device__), or only
-    includes headers (`#if __CUDA_ARCH__ >= 700` around `#include <cuda/pipeline>`: what the device
-    pass's kernels use, harmless to the host's)."""
+    __device__, __global__ or __host__ __device__, spelled so or by a macro of `words`, and types:
+    xformers' decoder.cu keeps its helpers in `#if __CUDA_ARCH__ >= 700`, a constructor of theirs
+    __host__ __device__), or only includes headers (`#if __CUDA_ARCH__ >= 700` around
+    `#include <cuda/pipeline>`: what the device pass's kernels use, harmless to the host's)."""
     if region.strip() and all(re.match(r"\s*#\s*include\b", line) for line in region.splitlines() if line.strip()):
         return True
+    region = _spelled(region, words)
     host = re.sub(r"\b__host__\s+__device__\b|\b__device__\s+__host__\b", "", region)
     return _DEVICE.search(region) is not None and "__host__" not in host and not re.search(r"\bmain\s*\(", region)
 
 
-def _in_device_class(masked, at):
+def _in_device_class(masked, at, words=None):
     """True if `at` lies in the body of a class (struct, union) whose members are device code only
     (_device_only): sputnik's Barrier keeps a member `thread_mask` under `#if __CUDA_ARCH__ >= 700`
     that its __device__ functions, in the same test, use."""
@@ -445,17 +471,18 @@ def _in_device_class(masked, at):
             if not re.search(r"\b(?:struct|class|union)\b", head):
                 return False
             close = _match_forward(masked, k, "{", "}")
-            return close > 0 and _device_only(masked[k + 1:close])
+            return close > 0 and _device_only(masked[k + 1:close], words)
     return False
 
 
-def _device_arch(masked):
+def _device_arch(masked, words=None):
     """[(at, at + len, DEVICE_ARCH)] for each __CUDA_ARCH__ of a conditional directive that selects
-    device code: inside the body of a __global__ or __device__ function, or at namespace scope
+    device code: inside the body of a __global__ or __device__ function (spelled so or by a macro
+    of `words`), or at namespace scope
     where every branch it selects declares device code only. nvcc's device pass sees
     __CUDA_ARCH__ there; under emulation one compilation serves host and device, where
     __CUDA_ARCH__ stays undefined (the host's branch, and CCCL's host code)."""
-    bodies = _device_bodies(masked)
+    bodies = _device_bodies(masked, words)
     edits = []
     directives = list(_CONDITIONAL.finditer(masked))
     for i, d in enumerate(directives):
@@ -466,7 +493,7 @@ def _device_arch(masked):
         arches = [a for a in _ARCH.finditer(masked, d.start(), line_end)]
         if not arches or d.group(1) in ("else", "endif"):
             continue
-        inside = any(b <= d.start() <= e for b, e in bodies) or _in_device_class(masked, d.start())
+        inside = any(b <= d.start() <= e for b, e in bodies) or _in_device_class(masked, d.start(), words)
         if not inside:
             # The regions of this #if chain, to its #endif.
             depth, regions, start = 0, [], line_end
@@ -481,7 +508,7 @@ def _device_arch(masked):
                     start = n.end()
                     if kind == "endif":
                         break
-            if not regions or not all(_device_only(r) or not r.strip() for r in regions):
+            if not regions or not all(_device_only(r, words) or not r.strip() for r in regions):
                 continue
         edits += [(a.start(), a.end(), DEVICE_ARCH) for a in arches]
     return edits
@@ -657,7 +684,17 @@ def _restricted_pointers(masked):
     return edits
 
 
-_INCLUDE = re.compile(r'^([ \t]*#[ \t]*include[ \t]*)"([^"\n]+)"', re.M)
+_INCLUDE = re.compile(r'^([ \t]*#[ \t]*include[ \t]*)(?:"([^"\n]+)"|<([^>\n]+)>)', re.M)
+
+
+def _included(m, here, include_dirs):
+    """The file an #include (an _INCLUDE match) finds among the user's files: a quoted name beside
+    the includer (in `here`), else in the first of `include_dirs` (the build's own include
+    directories) that holds it; a name in angle brackets in `include_dirs` only (the toolkit's and
+    the system's headers are never the user's); (path, True if beside), or (None, False)."""
+    if m.group(3) is not None:
+        return _found(m.group(3), None, include_dirs)
+    return _found(m.group(2), here, include_dirs)
 
 
 # A test of a tensor's (or a device's) type, in an extension's sources: `x.type().is_cuda()` first
@@ -719,7 +756,7 @@ def _reaches(path, needs, seen, include_dirs=()):
     if needs(text):
         return True
     here = os.path.dirname(path)
-    found = (_found(m.group(2), here, include_dirs)[0] for m in _INCLUDE.finditer(text))
+    found = (_included(m, here, include_dirs)[0] for m in _INCLUDE.finditer(text))
     return any(f is not None and _reaches(f, needs, seen, include_dirs) for f in found)
 
 
@@ -731,12 +768,13 @@ def _chain_needs_translation(path, include_dirs=()):
 
 
 def _found(name, here, include_dirs):
-    """The file a quoted #include of `name` finds: beside the includer (in `here`), else in the
-    first of `include_dirs` that holds it; (path, True if beside), or (None, False)."""
+    """The file an #include of `name` finds: beside the includer (in `here`, None for a name in
+    angle brackets), else in the first of `include_dirs` that holds it; (path, True if beside),
+    or (None, False)."""
     if os.path.isabs(name):
         return None, False
-    beside = os.path.abspath(os.path.join(here, name))
-    if os.path.exists(beside):
+    beside = None if here is None else os.path.abspath(os.path.join(here, name))
+    if beside is not None and os.path.exists(beside):
         return beside, True
     for d in include_dirs:
         path = os.path.abspath(os.path.join(d, name))
@@ -745,30 +783,36 @@ def _found(name, here, include_dirs):
     return None, False
 
 
-def _includes(text, path, out_dir, headers, torch=False, include_dirs=()):
+def _includes(text, path, out_dir, headers, torch=False, include_dirs=(), words=None):
     """Edits naming each file a quoted #include finds beside `path` by its absolute path; where
-    that file, or one it finds in `include_dirs` (the build's own include directories), holds a
+    that file, or one an #include (quoted or in angle brackets) finds in `include_dirs` (the
+    build's own include directories: tiny-cuda-nn's `<tiny-cuda-nn/common.h>`), holds a
     launch, an extern __shared__ array or a test of __CUDACC__, or includes a header that does
     (_chain_needs_translation; with `torch`, or a test of a tensor's device), and
     `out_dir` is given, by the path of its translation there (written as the source's is; nested
-    headers too). `headers` collects the files found (a build's dependencies)."""
+    headers too). `headers` collects the files found (a build's dependencies), `words` the
+    execution-space macros they define (_space_macros)."""
     here = os.path.dirname(os.path.abspath(path))
     edits = []
     for m in _INCLUDE.finditer(text):
-        found, beside = _found(m.group(2), here, include_dirs)
+        found, beside = _included(m, here, include_dirs)
         if found is None:
             continue
         target = found
-        if found not in headers:
+        again = found in headers  # (its translation written, or under way: headers that include each other)
+        if not again:
             headers.append(found)
-        if out_dir is not None:
             with open(found, encoding="utf-8") as f:
                 content = f.read()
+            if words is not None:
+                _space_macros(content, words)
+        if out_dir is not None:
             if _chain_needs_translation(found, include_dirs) or (torch and _host_needs_translation(found, include_dirs)):
                 digest = hashlib.sha1(found.encode("utf-8")).hexdigest()[:8]
                 target = os.path.join(out_dir, f"{os.path.basename(found)}.{digest}.h")
-                _write_if_changed(target, translate(content, found, torch, out_dir, headers, header=True,
-                                                    include_dirs=include_dirs))
+                if not again:
+                    _write_if_changed(target, translate(content, found, torch, out_dir, headers, header=True,
+                                                        include_dirs=include_dirs, words=words))
             elif not beside:
                 continue  # (found through the build's include directories, as the compiler finds it)
         edits.append((m.start(), m.end(), m.group(1) + '"' + target.replace("\\", "/") + '"'))
@@ -811,16 +855,19 @@ def macro_lines(flags):
     return "".join(lines)
 
 
-def translate(text, path, torch=False, out_dir=None, headers=None, header=False, include_dirs=(), macros=""):
+def translate(text, path, torch=False, out_dir=None, headers=None, header=False, include_dirs=(), macros="", words=None):
     """The build's copy of the CUDA source `text` read from `path` (see the module's doc). With
     `out_dir`, included headers that need it are translated there too (`headers` collects every
     file included; quoted includes are looked for beside the file, then in `include_dirs`);
     `header`: the copy of such a header (no prelude: its includer's came first); `macros`: lines
-    written before everything else (macro_lines of nvcc's options)."""
+    written before everything else (macro_lines of nvcc's options); `words`: the execution-space
+    macros its includers defined (_space_macros)."""
     headers = [] if headers is None else headers
     masked = _mask(text)
-    edits = sorted(_launches(text, masked, path, torch) + _argument_launches(text, masked, path, torch) + _registrations(text, masked, torch) + _device_arch(masked) + _asm_statements(text, masked) + _shared_alignas(masked) + _extern_shared(text, masked) + _shared_variables(text, masked)
-                   + _includes(text, path, out_dir, headers, torch, include_dirs) + _restricted_pointers(masked) + _cudacc(masked)
+    words = _space_macros(masked, {} if words is None else words)
+    included = _includes(text, path, out_dir, headers, torch, include_dirs, words)  # (first: their macros)
+    edits = sorted(_launches(text, masked, path, torch) + _argument_launches(text, masked, path, torch) + _registrations(text, masked, torch) + _device_arch(masked, words) + _asm_statements(text, masked) + _shared_alignas(masked) + _extern_shared(text, masked) + _shared_variables(text, masked)
+                   + included + _restricted_pointers(masked) + _cudacc(masked)
                    + (_device_tests(masked) if torch else []))
     pieces = _edited(text, edits, path)
     where = _source_name(path)

@@ -239,6 +239,16 @@ def test_cuda_arch_selects_device_code_in_device_functions_and_device_only_regio
                    "struct Host {\n#ifdef __CUDA_ARCH__\n  int d;\n#endif\n  void f();\n};\n").splitlines()
     assert members[1] == "#if CUGUARD_DEVICE_CUDA_ARCH >= 700" and members[5] == "#if CUGUARD_DEVICE_CUDA_ARCH >= 700"
     assert members[11] == "#ifdef __CUDA_ARCH__"
+    # Device code declared through a macro that spells __device__ (tiny-cuda-nn's TCNN_DEVICE, from
+    # its common.h: the half-precision atomics its kernels call, in `#if __CUDA_ARCH__ >= 600`);
+    # one that spells __host__ __device__ is not device code only.
+    spelled = body("#ifdef __CUDACC__\n#define DEV inline __device__\n#define HD __host__ __device__\n#else\n#define DEV\n#endif\n"
+                   "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 600\nDEV void add(half2* p, half2 v);\n#endif\n"
+                   "HD int g() {\n#ifdef __CUDA_ARCH__\n  return 1;\n#endif\n  return 0;\n}\n"
+                   "DEV int d() {\n#ifdef __CUDA_ARCH__\n  return 1;\n#endif\n  return 0;\n}\n").splitlines()
+    assert spelled[6] == "#if defined(CUGUARD_DEVICE_CUDA_ARCH) && CUGUARD_DEVICE_CUDA_ARCH >= 600"
+    assert spelled[10] == "#ifdef __CUDA_ARCH__"
+    assert spelled[16] == "#ifdef CUGUARD_DEVICE_CUDA_ARCH"
 
 
 def test_inline_ptx_becomes_a_call_of_the_interpreter_in_sources_and_cub_headers():
@@ -384,6 +394,23 @@ def test_headers_in_the_builds_include_directories_are_followed(tmp_path):
     barrier = [p for p in out.iterdir() if p.name.startswith("barrier.h.")]
     assert len(barrier) == 1 and "#if CUGUARD_DEVICE_CUDA_ARCH >= 700" in barrier[0].read_text()
     assert not [p for p in out.iterdir() if p.name.startswith("host.h.")]
+    # Included in angle brackets (tiny-cuda-nn's `#include <tiny-cuda-nn/common.h>`, through its
+    # include directory), headers that include each other, and a macro spelling __device__ in one
+    # header that another's device code uses; angle brackets never look beside the includer.
+    (tmp_path / "include" / "lib").mkdir()
+    (tmp_path / "include" / "lib" / "common.h").write_text(
+        "#pragma once\n#ifdef __CUDACC__\n#define DEV __device__\n#endif\n#include <lib/vec.h>\n")
+    (tmp_path / "include" / "lib" / "vec.h").write_text(
+        "#pragma once\n#include <lib/common.h>\n#if __CUDA_ARCH__ >= 600\nDEV void add(half2* p, half2 v);\n#endif\n")
+    (tmp_path / "src" / "lib").mkdir()
+    (tmp_path / "src" / "lib" / "common.h").write_text("#error the wrong header\n")
+    (tmp_path / "src" / "e.cu").write_text("#include <lib/common.h>\n#include <vector>\n")
+    emulate.translate_file(str(tmp_path / "src" / "e.cu"), str(out / "e.cpp"), torch=True, include_dirs=dirs)
+    (common,) = out.glob("common.h.*.h")
+    (vec,) = out.glob("vec.h.*.h")
+    assert (out / "e.cpp").read_text().splitlines()[-2:] == [f'#include "{common}"', "#include <vector>"]
+    assert f'#include "{vec}"' in common.read_text() and f'#include "{common}"' in vec.read_text()
+    assert "#if CUGUARD_DEVICE_CUDA_ARCH >= 600" in vec.read_text()
 
 
 def test_cudacc_reads_as_defined_in_a_cu_file_and_the_headers_translated_with_it(tmp_path):
