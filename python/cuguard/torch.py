@@ -204,10 +204,22 @@ def _sanitized(function, library):
         added = (ctypes.c_ubyte * n)()
         library.cuguard_sanitize_enter(begins, sizes, added, n)
         try:
-            return function(*args, **kwargs)
+            result = function(*args, **kwargs)
+            _raise_pending(library)
+            return result
         finally:
             library.cuguard_sanitize_leave(begins, added, n)
     return call
+
+
+def _raise_pending(library):
+    """Raises a report of the call's kernels still pending once it returned (a launch inside a
+    library, CUB's, whose error code its caller does not read; initcheck's reads), as the launch
+    would have: IndexError out of bounds, else RuntimeError."""
+    text = ctypes.create_string_buffer(1 << 16)
+    kind = library.cuguard_sanitize_check(text, ctypes.c_size_t(len(text)))
+    if kind:
+        raise (IndexError if kind == 1 else RuntimeError)(text.value.decode("utf-8", "replace"))
 
 
 def _distributed_job():

@@ -102,6 +102,23 @@ TEST_CASE("a raw access past the end, before the start, across the end or into a
         "float[10], which was freed\n  address 0x1004, 4 bytes into the 40 bytes of a tensor's storage");
 }
 
+TEST_CASE("a raw read of a fresh storage's bytes nothing wrote says how many of its bytes") {
+  using report_tests::headline;
+  auto v = report_tests::raw_access(8, 4);
+  v.kind = cuguard::violation_kind::uninitialized_read;
+  v.limit = 4;
+  CHECK(headline(v) ==
+        "cuguard: uninitialized read of 4 bytes through a raw pointer at (2) of 'argument 1 of twice_kernel' float[10], "
+        "which nothing wrote since its storage was allocated (no kernel, Torch op or host code wrote them before the "
+        "read: on a GPU the value is whatever the memory held)\n  address 0x1008, 8 bytes into the 40 bytes of a "
+        "tensor's storage");
+  v = report_tests::raw_access(32, 16);
+  v.kind = cuguard::violation_kind::uninitialized_read;
+  v.limit = 8;
+  CHECK(headline(v).find("at (8) of 'argument 1 of twice_kernel' float[10], 8 bytes of which nothing wrote since") !=
+        std::string::npos);
+}
+
 namespace report_tests {
 // A cuguard::ptr's access (ptr.hpp) at `offset` elements of a 10-element float allocation.
 cuguard::violation pointer_access(std::int64_t offset) {

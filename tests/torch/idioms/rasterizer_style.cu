@@ -23,11 +23,13 @@ namespace cg = cooperative_groups;
 #define BLOCK 128
 
 // For every item, one key per tile it touches (tiles [first[i], first[i] + count[i])), written at
-// the item's offset in the inclusive scan of the counts: the key is (tile << 32 | item).
+// the item's offset in the inclusive scan of the counts: the key is (tile << 32 | item). An item
+// culled late (first < 0: a rasterizer's gaussian whose radius came out NaN) writes nothing,
+// though its tiles were counted: its keys are left as the allocation left them.
 __global__ void duplicate_with_keys(int n, const int* first, const int* count, const int* offsets,
                                     uint64_t* keys, int* values) {
   auto idx = cg::this_grid().thread_rank();
-  if (idx >= static_cast<unsigned long long>(n)) return;
+  if (idx >= static_cast<unsigned long long>(n) || first[idx] < 0) return;
   int at = idx == 0 ? 0 : offsets[idx - 1];
   for (int t = 0; t < count[idx]; t++) {
     keys[at] = static_cast<uint64_t>(first[idx] + t) << 32 | static_cast<uint32_t>(idx);

@@ -140,3 +140,33 @@ def test_an_overrun_through_the_structs_pointer_is_reported_at_its_line(ops):
     out = torch.empty(100)
     assert ops.multi_tensor_scale(inputs, [out], 2.0, 0) == 0  # the next call works
     assert torch.equal(out, inputs[0] * 2.0)
+
+
+def test_reads_of_storage_nothing_wrote_are_reported_and_written_storage_is_not(ops):
+    # initcheck: torch.empty's bytes, never written, read by a kernel.
+    with pytest.raises(RuntimeError) as raised:
+        ops.optional_or_one(torch.empty(5), 5)
+    report = str(raised.value)
+    assert report.startswith("cuguard: uninitialized read of 4 bytes through a raw pointer at (0) of 'opt' float[5]")
+    assert "rasterizer_style.cu:" in report
+    # Written by Torch's ops, by host code, by a kernel before: nothing to report.
+    assert torch.equal(ops.optional_or_one(torch.zeros(5), 5), torch.zeros(5))
+    assert torch.equal(ops.optional_or_one(torch.empty(5).fill_(2.0), 5), torch.full((5,), 2.0))
+    written = torch.empty(5)
+    written.numpy()[:] = 3.0
+    assert torch.equal(ops.optional_or_one(written, 5), torch.full((5,), 3.0))
+    by_kernel = torch.empty(5)
+    ops.multi_tensor_scale([torch.ones(5)], [by_kernel], 4.0, 0)
+    assert torch.equal(ops.optional_or_one(by_kernel, 5), torch.full((5,), 4.0))
+
+
+def test_a_sort_of_keys_a_culled_item_left_unwritten_is_reported_at_the_read(ops):
+    # The rasterizer's crash in training: an item's tiles counted, its keys never written, the
+    # sort reading them (on a GPU, whatever the caching allocator left there).
+    first = torch.tensor([3, -1, 7], dtype=torch.int32)
+    count = torch.tensor([1, 2, 1], dtype=torch.int32)
+    with pytest.raises(RuntimeError) as raised:
+        ops.bin_items(first.to(DEVICE), count.to(DEVICE))
+    report = str(raised.value)
+    assert report.startswith("cuguard: uninitialized read of 8 bytes through a raw pointer at (1) of "), report
+    assert "int64[4]" in report or "uint64" in report, report

@@ -5,7 +5,9 @@
 // kernels' raw accesses against. Torch's CPU allocator is wrapped as the extension
 // loads, so that every storage allocated from then on is known from its allocation to its free,
 // with 64 bytes on either side that nothing else holds, and its memory is held back from reuse
-// for a while once freed (the last 256 MiB of storages freed); and Python tells, around each call of
+// for a while once freed (the last 256 MiB of storages freed); under sanitize=True its bytes
+// hold a pattern until something writes them (initcheck: live_memory.hpp's unwritten_word, off
+// with CUGUARD_EMULATION_INITCHECK=0); and Python tells, around each call of
 // the extension's functions, the storages of the tensors it is called with (cuguard/torch.py),
 // which may be older.
 #pragma once
@@ -15,12 +17,17 @@
 #  error "<cuguard/detail/adapters/torch_sanitize.hpp> is for cuguard.torch's emulated builds with checks on or sanitize=True"
 #endif
 #include <cuguard/emulated_runtime.hpp> // IWYU pragma: export (the access callbacks, defined here at least once)
+#include <cuguard/check.hpp>
+#include <cuguard/cuda_error.hpp>
+#include <cuguard/violation_error.hpp>
+#include <cuguard/detail/platform/environment.hpp>
 #include <cuguard/detail/runtime/live_memory.hpp>
 
 #include <c10/core/Allocator.h>
 #include <c10/core/CPUAllocator.h>
 #include <torch/version.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -43,6 +50,24 @@ namespace torch_adapter {
 
 inline constexpr const char* storage_what = "a tensor's storage";
 
+/// Initcheck of storages: asked for by a sanitized extension as it loads (sanitize=True: its
+/// access hooks read the kernels' loads), off with CUGUARD_EMULATION_INITCHECK=0. One flag for
+/// the process: the allocator is wrapped once, by the first extension of cuguard's loaded (the
+/// guard of cpu_allocator_wrapped, a unique symbol, is shared), which need not be a sanitized one.
+inline std::atomic<bool> storages_initcheck_asked{false};
+inline bool storages_initcheck_on() {
+  if (!storages_initcheck_asked.load(std::memory_order_relaxed)) return false;
+  static const bool allowed = [] {
+    const char* value = platform::environment(platform::setting::emulation_initcheck);
+    return value == nullptr || std::strcmp(value, "0") != 0;
+  }();
+  return allowed;
+}
+#if CUGUARD_IMPL_ACCESS_HOOKS
+/// (internal linkage: set by every sanitized extension's own copy as it loads)
+static const bool storages_initcheck_asked_here = (storages_initcheck_asked.store(true), true);
+#endif
+
 /// Torch's CPU allocator, wrapped: each storage it hands out is known to the live memory, with
 /// `redzone` bytes on either side that belong to no storage.
 class tracking_allocator final : public c10::Allocator {
@@ -64,7 +89,9 @@ class tracking_allocator final : public c10::Allocator {
     char* const first = static_cast<char*>(held->inner.get());
     held->data = first + redzone;
     std::memcpy(first, &held, sizeof held);
-    emulated_runtime::live().add(reinterpret_cast<std::uintptr_t>(held->data), n, redzone, storage_what);
+    const bool fresh = storages_initcheck_on();
+    if (fresh) emulated_runtime::fill_unwritten(held->data, n); // (what a kernel's read finds unwritten)
+    emulated_runtime::live().add(reinterpret_cast<std::uintptr_t>(held->data), n, redzone, storage_what, fresh);
     return {held->data, held->data, &release, device};
   }
   c10::DeleterFnPtr raw_deleter() const override { return &release; }
@@ -143,4 +170,29 @@ extern "C" __attribute__((visibility("default"))) void cuguard_sanitize_leave(co
                                                                               const unsigned char* added, int n) {
   for (int i = 0; i < n; ++i)
     if (added[i] != 0) ::cuguard::detail::emulated_runtime::live().unlend(static_cast<std::uintptr_t>(begins[i]));
+}
+
+/// Python, after a call that returned: a report of its kernels still pending (a finding recorded
+/// after the launch that ran it returned: a launch inside a library's code, CUB's, whose error
+/// code the caller does not read; initcheck's reads) is taken, its text copied into `text` (at
+/// most `size` bytes with the final 0); 1 where Python raises it as IndexError (out of bounds),
+/// 2 as RuntimeError, 0 where none is pending.
+extern "C" __attribute__((visibility("default"))) int cuguard_sanitize_check(char* text, std::size_t size) {
+  const auto copy = [&](const char* what) {
+    if (size == 0) return;
+    const std::size_t n = std::strlen(what) < size - 1 ? std::strlen(what) : size - 1;
+    std::memcpy(text, what, n);
+    text[n] = '\0';
+  };
+  try {
+    ::cuguard::check();
+  } catch (const ::cuguard::violation_error& e) {
+    copy(e.what());
+    const ::cuguard::violation_kind k = e.report().kind;
+    return k == ::cuguard::violation_kind::out_of_bounds || k == ::cuguard::violation_kind::index_overflow ? 1 : 2;
+  } catch (const std::exception& e) {
+    copy(e.what());
+    return 2;
+  }
+  return 0;
 }

@@ -56,10 +56,27 @@ inline void append_illegal_address(text& out, const violation& v) {
   out << (v.line != 0 ? ")" : "; built with debug information, or cuguard_emulate(... SANITIZE), the report names the line)");
 }
 
+/// A sanitized extension's kernel read bytes of a fresh tensor storage that nothing wrote:
+/// "uninitialized read of 4 bytes through a raw pointer at (5) of 'keys' int32[64], which nothing
+/// wrote since its storage was allocated (...)", then "  address 0x..., 20 bytes into the 256
+/// bytes of a tensor's storage" (`limit`: the bytes of the read nothing wrote).
+inline void append_unwritten_storage_read(text& out, const violation& v) {
+  out << "uninitialized read of " << v.bytes << (v.bytes == 1 ? " byte" : " bytes") << " through a raw pointer at ("
+      << v.index[0] << ") of ";
+  append_view(out, v);
+  if (v.limit != v.bytes) out << ", " << v.limit << " bytes of which";
+  else out << ", which";
+  out << " nothing wrote since its storage was allocated (no kernel, Torch op or host code wrote "
+      << (v.limit == 1 ? "it" : "them") << " before the read: on a GPU the value is whatever the memory held)";
+  out << "\n  address " << hex{static_cast<unsigned long long>(v.address)} << ", " << v.value_end << " bytes into the "
+      << v.alloc_bytes << " bytes of " << v.alloc_label;
+}
+
 /// "uninitialized read: thread (16,0,0) reads 4 bytes at 0x..., 64 bytes into the 256 bytes of
 /// device memory allocated by cudaMalloc in main, which nothing wrote (...)": initcheck's finding
 /// (`value`: the offset, `limit`: the allocation's bytes, `value_end`: the bytes nothing wrote).
 inline void append_uninitialized_read(text& out, const violation& v) {
+  if (v.op == operation::raw_access) return append_unwritten_storage_read(out, v);
   char numbers[96];
   out << "uninitialized read: thread ";
   append_dim3(out, v.thread);

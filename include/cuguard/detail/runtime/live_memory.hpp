@@ -9,7 +9,12 @@
 // (access_hooks.hpp) check each load and store of a kernel's thread against it, to the byte: an
 // access past the end or before the start of a storage, or into a freed one, is recorded as a
 // violation of the thread (operation::raw_access) and stops it. Memory it does not know (the
-// stack, globals, shared memory, allocations of other libraries) is not checked.
+// stack, globals, shared memory, allocations of other libraries) is not checked. A storage
+// allocated fresh under sanitize=True holds the pattern unwritten_word in every byte nothing
+// wrote since (initcheck): a kernel's read of a word that still holds it is an
+// `uninitialized_read` record, as compute-sanitizer's initcheck reports a read of device memory
+// never written; Torch's ops and host code write storages without passing through the access
+// hooks, and a write of anything else changes the pattern.
 #pragma once
 
 #include <cuguard/config.hpp>
@@ -23,6 +28,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <iterator>
 #include <map>
 #include <mutex>
@@ -41,7 +47,40 @@ struct live_range {
   std::size_t element_bytes; ///< its size (0: unknown: bytes)
   bool freed;                ///< freed, its memory held back (a quarantine): an access is a use after free
   bool lent;                 ///< known for a call only (lend), not from its allocation
+  bool fresh;                ///< allocated holding unwritten_word in every byte (initcheck)
 };
+
+/// What a fresh storage's bytes hold until something writes them, 8 bytes at each 8-byte
+/// boundary: a signalling NaN as a double, two NaNs as floats, NaNs among its halves; no
+/// arithmetic gives it, and 64 bits of data hold it by chance once in 2^64.
+inline constexpr std::uint64_t unwritten_word = 0xfff4dead7fb0c0deull;
+
+/// Fills [p, p + n) with unwritten_word (by address: a byte at address a holds byte a % 8 of it).
+inline void fill_unwritten(void* p, std::size_t n) noexcept {
+  auto* b = static_cast<unsigned char*>(p);
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  std::size_t i = 0;
+  for (; i < n && (a + i) % 8 != 0; ++i) b[i] = static_cast<unsigned char>(unwritten_word >> (8 * ((a + i) % 8)));
+  for (; i + 8 <= n; i += 8) std::memcpy(b + i, &unwritten_word, 8);
+  for (; i < n; ++i) b[i] = static_cast<unsigned char>(unwritten_word >> (8 * ((a + i) % 8)));
+}
+
+/// The bytes of the read [a, a + n) of the storage [b, e) that nothing wrote: those of each
+/// 8-byte word it overlaps that still holds unwritten_word whole (within the storage); a read of
+/// fewer than 8 bytes is judged by its whole word, so that a byte's or a half's value of the
+/// pattern written on purpose is not mistaken for it where its neighbours were written.
+__attribute__((no_sanitize_address)) inline std::size_t unwritten_bytes(std::uintptr_t a, std::size_t n, std::uintptr_t b,
+                                                                        std::uintptr_t e) noexcept {
+  std::size_t count = 0;
+  for (std::uintptr_t w = a & ~std::uintptr_t{7}; w < a + n; w += 8) {
+    const std::uintptr_t lo = w < b ? b : w, hi = w + 8 > e ? e : w + 8;
+    bool unwritten = true;
+    for (std::uintptr_t x = lo; x < hi && unwritten; ++x)
+      unwritten = *reinterpret_cast<const volatile unsigned char*>(x) == static_cast<unsigned char>(unwritten_word >> (8 * (x % 8)));
+    if (unwritten) count += (hi < a + n ? hi : a + n) - (lo > a ? lo : a);
+  }
+  return count;
+}
 
 /// What an access is, against the live memory: bad (and why), or good, with the bytes around it
 /// ([clean_begin, clean_end)) where every access is good while nothing is added or removed.
@@ -55,9 +94,10 @@ struct access_verdict {
 class live_memory {
  public:
   /// A storage of `bytes` bytes at `begin`, `slack` bytes around it free of other memory.
-  void add(std::uintptr_t begin, std::size_t bytes, std::size_t slack, const char* what) {
+  /// `fresh`: its bytes hold unwritten_word (fill_unwritten).
+  void add(std::uintptr_t begin, std::size_t bytes, std::size_t slack, const char* what, bool fresh = false) {
     std::lock_guard<std::mutex> lock(mutex_);
-    ranges_[begin] = live_range{bytes, slack, what, nullptr, nullptr, 0, false, false};
+    ranges_[begin] = live_range{bytes, slack, what, nullptr, nullptr, 0, false, false, fresh};
     epoch_.fetch_add(1, std::memory_order_release);
   }
   /// A storage known for a call only (a tensor argument older than the allocator's wrapping),
@@ -66,7 +106,7 @@ class live_memory {
     std::lock_guard<std::mutex> lock(mutex_);
     const auto it = ranges_.find(begin);
     if (it != ranges_.end() && !it->second.freed) return false;
-    ranges_[begin] = live_range{bytes, slack, what, nullptr, nullptr, 0, false, true};
+    ranges_[begin] = live_range{bytes, slack, what, nullptr, nullptr, 0, false, true, false};
     epoch_.fetch_add(1, std::memory_order_release);
     return true;
   }
@@ -159,6 +199,7 @@ struct clean_bytes {
   static constexpr int size = 8;
   struct entry {
     std::uintptr_t begin, end;
+    bool fresh; ///< a fresh storage's bytes (a read is checked for unwritten_word)
   };
   entry entries[size] = {};
   int next = 0;
@@ -166,56 +207,84 @@ struct clean_bytes {
 };
 inline thread_local clean_bytes last_clean;
 
+/// Fills `v` with the raw access of `n` bytes at `a` into the storage `r` at `begin` (see
+/// append_raw_access): its kind, `write` (value) and the bytes from the storage's start (value_end).
+__attribute__((no_sanitize_address)) inline void describe_raw_access(violation& v, violation_kind kind, std::uintptr_t a,
+                                                                     std::size_t n, bool write, std::uintptr_t begin,
+                                                                     const live_range& r) {
+  const auto eb = static_cast<std::int64_t>(r.element_bytes != 0 ? r.element_bytes : 1);
+  const auto offset = static_cast<std::int64_t>(a - begin); // negative before the start
+  v.kind = kind;
+  v.op = operation::raw_access;
+  copy_text(v.label, r.label != nullptr ? r.label : r.what);
+  copy_text(v.type, r.type != nullptr ? r.type : "uint8");
+  v.rank = 1;
+  v.dim = 0;
+  v.index[0] = offset >= 0 ? offset / eb : -((-offset + eb - 1) / eb);
+  v.extent[0] = static_cast<std::int64_t>(r.bytes) / eb;
+  v.stride[0] = 1;
+  v.address = static_cast<std::int64_t>(a);
+  v.bytes = static_cast<std::int64_t>(n);
+  v.value = write ? 1 : 0;
+  v.value_end = offset;
+  v.alloc_bytes = static_cast<std::int64_t>(r.bytes);
+  copy_text(v.alloc_label, r.what);
+  v.space = memory_space::device;
+}
+
 /// Records a bad raw access of the running kernel thread `t` (see append_raw_access) and stops
 /// the thread, as a violation stops it (`before_stop()` first).
 template <class BeforeStop>
 [[noreturn]] void raw_access_failed(const platform::emulated_thread& t, std::uintptr_t a, std::size_t n, bool write,
                                     const void* pc, const access_verdict& bad, BeforeStop before_stop) {
-  const live_range& r = bad.range;
-  const auto eb = static_cast<std::int64_t>(r.element_bytes != 0 ? r.element_bytes : 1);
-  const auto offset = static_cast<std::int64_t>(a - bad.begin); // negative before the start
-  backend::record_thread_finding(t, pc, [&](violation& v) {
-    v.kind = r.freed ? violation_kind::use_after_free : violation_kind::out_of_bounds;
-    v.op = operation::raw_access;
-    copy_text(v.label, r.label != nullptr ? r.label : r.what);
-    copy_text(v.type, r.type != nullptr ? r.type : "uint8");
-    v.rank = 1;
-    v.dim = 0;
-    v.index[0] = offset >= 0 ? offset / eb : -((-offset + eb - 1) / eb);
-    v.extent[0] = static_cast<std::int64_t>(r.bytes) / eb;
-    v.stride[0] = 1;
-    v.address = static_cast<std::int64_t>(a);
-    v.bytes = static_cast<std::int64_t>(n);
-    v.value = write ? 1 : 0;
-    v.value_end = offset;
-    v.alloc_bytes = static_cast<std::int64_t>(r.bytes);
-    copy_text(v.alloc_label, r.what);
-    v.space = memory_space::device;
-  }, current_device_state<void>());
+  const violation_kind kind = bad.range.freed ? violation_kind::use_after_free : violation_kind::out_of_bounds;
+  backend::record_thread_finding(t, pc, [&](violation& v) { describe_raw_access(v, kind, a, n, write, bad.begin, bad.range); },
+                                 current_device_state<void>());
   before_stop();
   t.engine->exit_thread(t.runner); // as a violation stops a thread: the grid goes on
   __builtin_unreachable();
 }
 
+/// Records that the running kernel thread `t` read, at `pc`, `n` bytes at `a` of a fresh storage,
+/// `unwritten` of which nothing wrote since the storage was allocated (initcheck, as
+/// append_uninitialized_read says it: the thread goes on).
+__attribute__((no_sanitize_address)) inline void record_unwritten_read(const platform::emulated_thread& t, std::uintptr_t a,
+                                                                       std::size_t n, std::size_t unwritten, const void* pc) {
+  const access_verdict where = live().judge(a, n);
+  backend::record_thread_finding(t, pc, [&](violation& v) {
+    describe_raw_access(v, violation_kind::uninitialized_read, a, n, false, where.begin, where.range);
+    v.limit = static_cast<std::int64_t>(unwritten);
+  }, current_device_state<void>());
+}
+
 /// Checks `n` (> 0) bytes at `a` of the running kernel thread `t` (its access at `pc`) against
-/// the live memory; a bad one stops the thread (`before_stop()` first).
+/// the live memory; a bad one stops the thread (`before_stop()` first); a read of bytes of a fresh
+/// storage that nothing wrote is recorded (record_unwritten_read).
 template <class BeforeStop>
 __attribute__((no_sanitize_address)) void check_live_access(const platform::emulated_thread& t, std::uintptr_t a, std::size_t n, bool write, const void* pc,
                        BeforeStop before_stop) {
   live_memory& m = live();
   const std::uint64_t epoch = m.epoch();
   clean_bytes& clean = last_clean;
+  const clean_bytes::entry* hit = nullptr;
   if (clean.epoch == epoch) {
     for (const clean_bytes::entry& e : clean.entries)
-      if (a >= e.begin && a + n <= e.end && a + n > a) return;
+      if (a >= e.begin && a + n <= e.end && a + n > a) {
+        hit = &e;
+        break;
+      }
   } else {
     clean = clean_bytes{};
     clean.epoch = epoch;
   }
-  const access_verdict v = m.judge(a, n);
-  if (v.bad) raw_access_failed(t, a, n, write, pc, v, before_stop);
-  clean.entries[clean.next] = clean_bytes::entry{v.clean_begin, v.clean_end};
-  clean.next = (clean.next + 1) % clean_bytes::size;
+  if (hit == nullptr) {
+    const access_verdict v = m.judge(a, n);
+    if (v.bad) raw_access_failed(t, a, n, write, pc, v, before_stop);
+    hit = &(clean.entries[clean.next] = clean_bytes::entry{v.clean_begin, v.clean_end, v.range.fresh});
+    clean.next = (clean.next + 1) % clean_bytes::size;
+  }
+  if (!write && hit->fresh)
+    if (const std::size_t unwritten = unwritten_bytes(a, n, hit->begin, hit->end)) record_unwritten_read(t, a, n, unwritten, pc);
 }
 
 /// Names the storage a kernel's pointer argument points into, at its launch.
