@@ -943,18 +943,37 @@ def _top_level_colons(masked, begin, end):
     return colons
 
 
+def _asm_label(masked, at):
+    """True if the asm at `at` follows a declarator (`int f(int) __asm__("g")`, `x[4] asm("y")`):
+    a label naming a symbol, not a statement (`if (c) asm("trap;")`)."""
+    before = masked[:at].rstrip()
+    if not before:
+        return False
+    if before[-1] == ")":
+        opened = _match_back(masked, len(before) - 1, "(", ")")
+        word = re.search(r"(\w+)\s*$", masked[:opened]) if opened >= 0 else None
+        return word is not None and word.group(1) not in ("if", "while", "for", "switch", "else", "do")
+    word = re.search(r"(\w+)$", before)
+    return before[-1] == "]" or (word is not None and word.group(1) not in ("else", "do"))
+
+
 def _asm_statements(text, masked):
     """[(begin, end, replacement)] for each ``asm [volatile] ("template" : outputs : inputs :
     clobbers)``: a call of ``::cuguard::detail::ptx::run(__FILE__, __LINE__, "template",
     operands...)`` (the interpreter of detail/emulation/ptx_interpreter.hpp), each operand
-    ``"=r"(x)`` written ``operand("=r", x)``; in macros too, lines kept."""
+    ``"=r"(x)`` written ``operand("=r", x)``; in macros too, lines kept. The host's own are left:
+    an assembler directive (`__asm__(".symver powf,powf@GLIBC_2.2.5");` at file scope:
+    pytorch_spline_conv's basis_cuda.h) and a declaration's asm label (`int f() __asm__("g");`)."""
     edits = []
     for m in _ASM.finditer(masked):
         open_at = m.end() - 1
         close = _match_forward(masked, open_at, "(", ")")
         if close < 0:
             continue
-        bounds = [open_at + 1] + [c + 1 for c in _top_level_colons(masked, open_at + 1, close)] + [close + 1]
+        colons = _top_level_colons(masked, open_at + 1, close)
+        if not colons and (re.match(r'"\s*\.', text[open_at + 1:close].strip()) or _asm_label(masked, m.start())):
+            continue
+        bounds = [open_at + 1] + [c + 1 for c in colons] + [close + 1]
         sections = [text[bounds[i]:bounds[i + 1] - 1] for i in range(len(bounds) - 1)]
         kept = [_CONSTRAINT.sub(_operand_call, sec) for sec in sections if sec.strip() and sec.strip() != "\\"]
         edits.append((m.start(), close + 1, "::cuguard::detail::ptx::run(__FILE__, __LINE__, " + ", ".join(kept) + ")"))

@@ -270,6 +270,12 @@ def test_inline_ptx_becomes_a_call_of_the_interpreter_in_sources_and_cub_headers
                         '::cuguard::detail::ptx::input("l", p));')
     assert lines[5] == "  " + run + '"exit;" ,  "memory");'
     assert lines[6] == "  return ns::g(r);"
+    # The host's own asm: an assembler directive at file scope (pytorch_spline_conv's basis_cuda.h)
+    # and a declaration's asm label are left; a basic asm statement of PTX is not.
+    host = '__asm__(".symver powf,powf@GLIBC_2.2.5");\nextern int f(int) __asm__("g");\n'
+    assert body(host) == host
+    assert body('__device__ void t(bool c) { if (c) asm("trap;"); else asm("exit;"); }\n') == \
+        '__device__ void t(bool c) { if (c) ' + run + '"trap;"); else ' + run + '"exit;"); }\n'
     header = emulate.translate_ptx('#define LOAD(m) asm volatile("ld." #m ".u32 %0, [%1];" : "=r"(v) : "l"(p));\n')
     assert header == emulate.PTX_INTERPRETER + ('#define LOAD(m) ' + run + '"ld." #m ".u32 %0, [%1];" ,  '
                                                 '::cuguard::detail::ptx::operand("=r", v) ,  '
