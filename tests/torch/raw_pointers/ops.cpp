@@ -7,6 +7,7 @@
 torch::Tensor fps(torch::Tensor src, torch::Tensor ptr, int64_t per_batch, int64_t planted);
 torch::Tensor gather_rows(torch::Tensor src, torch::Tensor index, int64_t planted);
 torch::Tensor twice(torch::Tensor x, int64_t planted);
+torch::Tensor optional_or_one(torch::Tensor opt, int64_t n);
 
 #define CHECK_CUDA(x) TORCH_CHECK(x.is_cuda(), #x " must be a CUDA tensor")
 
@@ -31,4 +32,5 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("fps", &fps_op, "farthest point sampling");
   m.def("gather_rows", &gather_rows_op, "rows of src by index");
   m.def("twice", &twice_op, "2 x, through float4");
+  m.def("optional_or_one", &optional_or_one, "opt[i], or 1 where opt is empty (a null pointer)");
 }

@@ -143,3 +143,21 @@ torch::Tensor twice(torch::Tensor x, int64_t planted) {
   C10_CUDA_KERNEL_LAUNCH_CHECK();
   return y;
 }
+
+// An absent input passed as an empty tensor, its pointer null as Torch gives it; with
+// -DNAMED_ARGUMENTS a cuguard::torch view of it as well, whose data() is null.
+__global__ void optional_kernel(cuguard::ptr<const float> opt, cuguard::ptr<float> out, int64_t n) {
+  const int64_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = opt != nullptr ? opt[i] : 1.0f;
+}
+
+torch::Tensor optional_or_one(torch::Tensor opt, int64_t n) {
+  auto out = torch::empty({n}, opt.options().dtype(torch::kFloat));
+#ifdef NAMED_ARGUMENTS
+  TORCH_CHECK((opt.numel() == 0) == (cuguard::torch::view<const float, 1>(opt, "opt").data() == nullptr),
+              "opt: a view's data() is null exactly where the tensor is empty");
+#endif
+  optional_kernel<<<1, THREADS, 0, at::cuda::getCurrentCUDAStream()>>>(ARGUMENT(float, opt), ARGUMENT(float, out), n);
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
+  return out;
+}

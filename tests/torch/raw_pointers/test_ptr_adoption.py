@@ -16,7 +16,7 @@ import torch
 
 import cuguard.torch
 
-from test_raw_pointers import fps_reference, points
+from test_raw_pointers import each_empty_tensor_is_a_null_pointer, fps_reference, points
 
 HERE = pathlib.Path(__file__).resolve().parent
 DEVICE = cuguard.torch.device()
@@ -68,6 +68,12 @@ def test_renamed_pointers_compute_what_raw_pointers_computed(renamed):
 
 def test_renamed_pointers_with_checks_off_compute_the_same(unchecked):
     each_op_matches_its_reference(unchecked)
+
+
+def test_an_empty_tensor_is_a_null_pointer_renamed_named_viewed_and_unchecked(renamed, named, unchecked):
+    # (named: a cuguard::torch view of it too, whose data() is null)
+    for ops in (renamed, named, unchecked):
+        each_empty_tensor_is_a_null_pointer(ops)
 
 
 def test_named_pointers_compute_the_same(named):

@@ -16,6 +16,16 @@ import cuguard.torch
 
 HERE = pathlib.Path(__file__).resolve().parent
 DEVICE = cuguard.torch.device()
+EARLY_EMPTY = torch.Tensor([])  # (made before any extension of the tests wrapped the allocator)
+
+
+def each_empty_tensor_is_a_null_pointer(ops):
+    """An absent input given as an empty tensor, made before the extension loaded and after, is
+    a null pointer in the kernel (`opt != nullptr` false: every element 1), as Torch gives it."""
+    for empty in (EARLY_EMPTY, torch.Tensor([]), torch.empty(0), torch.zeros(0)):
+        assert torch.equal(ops.optional_or_one(empty.to(DEVICE), 5).cpu(), torch.ones(5))
+    x = torch.arange(5.0)
+    assert torch.equal(ops.optional_or_one(x.to(DEVICE), 5).cpu(), x)
 
 
 def marker_line(text):
@@ -112,6 +122,11 @@ def test_a_sanitized_extension_reports_nothing_of_correct_kernels(sanitized):
     table = torch.randn(50, 33, generator=gen)
     index = torch.randint(0, 50, (70,), generator=gen)
     assert torch.equal(sanitized.gather_rows(table, index, 0), table[index])
+
+
+def test_an_empty_tensor_is_a_null_pointer_with_checks_and_with_sanitize(ops, sanitized):
+    each_empty_tensor_is_a_null_pointer(ops)
+    each_empty_tensor_is_a_null_pointer(sanitized)
 
 
 def test_torch_own_cpu_ops_work_beside_a_sanitized_extension(sanitized):
