@@ -8,6 +8,7 @@ torch::Tensor fps(torch::Tensor src, torch::Tensor ptr, int64_t per_batch, int64
 torch::Tensor gather_rows(torch::Tensor src, torch::Tensor index, int64_t planted);
 torch::Tensor twice(torch::Tensor x, int64_t planted);
 torch::Tensor optional_or_one(torch::Tensor opt, int64_t n);
+void poke(torch::Tensor x, int64_t offset, int64_t wild);
 
 #define CHECK_CUDA(x) TORCH_CHECK(x.is_cuda(), #x " must be a CUDA tensor")
 
@@ -33,4 +34,5 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("gather_rows", &gather_rows_op, "rows of src by index");
   m.def("twice", &twice_op, "2 x, through float4");
   m.def("optional_or_one", &optional_or_one, "opt[i], or 1 where opt is empty (a null pointer)");
+  m.def("poke", &poke, "stores 1.0f at offset bytes from x's first element (or at the address wild)");
 }

@@ -148,3 +148,16 @@ torch::Tensor optional_or_one(torch::Tensor opt, int64_t n) {
   C10_CUDA_KERNEL_LAUNCH_CHECK();
   return out;
 }
+
+// One store of 1.0f by thread 0, `offset` bytes from x's first element, or at the address `wild`
+// where it is not 0: a planted overrun of any distance, a wild pointer.
+__global__ void poke_kernel(float* x, int64_t offset, int64_t wild) {
+  if (threadIdx.x != 0) return;
+  char* at = wild != 0 ? reinterpret_cast<char*>(wild) : reinterpret_cast<char*>(x) + offset;
+  *reinterpret_cast<float*>(at) = 1.0f; // raw-ops: poke
+}
+
+void poke(torch::Tensor x, int64_t offset, int64_t wild) {
+  poke_kernel<<<1, 32, 0, at::cuda::getCurrentCUDAStream()>>>(x.data_ptr<float>(), offset, wild);
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
+}

@@ -183,3 +183,27 @@ def test_sanitize_reports_a_write_one_past_an_output_at_its_line(sanitized):
     masked = re.sub(r"0x[0-9a-f]+", "0x...", f"IndexError: {report}\n")
     masked = re.sub(r"launch #\d+", "launch #N", masked.replace(str(HERE) + "/", ".../"))
     assert masked == shown
+
+
+@pytest.mark.parametrize("past", [10, 1 << 10, 1 << 20, 1 << 30, "wild"])
+def test_a_store_far_past_a_storage_or_wild_is_reported_before_it_and_nothing_is_corrupted(sanitized, past):
+    # Under sanitize nothing outside the kernel's memory is written: a store past a storage by up
+    # to 2 GiB is reported before it happens (the storages lie apart in a guarded region), a wild
+    # one faults as a report; then 100 more ops and a full collection run on an intact process.
+    import gc
+    x = torch.zeros(100)
+    wild = 0x10 if past == "wild" else 0
+    with pytest.raises((IndexError, RuntimeError)) as raised:
+        sanitized.poke(x, 0 if wild else 400 + past, wild)
+    report = str(raised.value)
+    assert f"ops.cu:{marker_line('raw-ops: poke')} in " in report, report
+    if not wild:
+        assert report.startswith("cuguard: out-of-bounds write of 4 bytes through a raw pointer"), report
+        assert f"{past} bytes past the end of the 400 bytes of a tensor's storage" in report, report
+    assert torch.equal(x, torch.zeros(100))
+    table = torch.randn(50, 33)
+    for i in range(100):
+        index = torch.randint(0, 50, (20,))
+        assert torch.equal(sanitized.gather_rows(table, index, 0), table[index])
+    gc.collect()
+    assert torch.equal(x, torch.zeros(100))

@@ -5,7 +5,9 @@
 // kernels' raw accesses against. Torch's CPU allocator is wrapped as the extension
 // loads, so that every storage allocated from then on is known from its allocation to its free,
 // with 64 bytes on either side that nothing else holds, and its memory is held back from reuse
-// for a while once freed (the last 256 MiB of storages freed); under sanitize=True its bytes
+// for a while once freed (the last 256 MiB of storages freed, at most 2048); under sanitize=True
+// it lies in the guarded arena (detail/runtime/guarded_arena.hpp: 2 GiB that no storage holds
+// after each, where an access is reported before it happens), and its bytes
 // hold a pattern until something writes them (initcheck: live_memory.hpp's unwritten_word, off
 // with CUGUARD_EMULATION_INITCHECK=0); and Python tells, around each call of
 // the extension's functions, the storages of the tensors it is called with (cuguard/torch.py),
@@ -21,6 +23,7 @@
 #include <cuguard/cuda_error.hpp>
 #include <cuguard/violation_error.hpp>
 #include <cuguard/detail/platform/environment.hpp>
+#include <cuguard/detail/runtime/guarded_arena.hpp>
 #include <cuguard/detail/runtime/live_memory.hpp>
 
 #include <c10/core/Allocator.h>
@@ -50,23 +53,41 @@ namespace torch_adapter {
 
 inline constexpr const char* storage_what = "a tensor's storage";
 
-/// Initcheck of storages: asked for by a sanitized extension as it loads (sanitize=True: its
-/// access hooks read the kernels' loads), off with CUGUARD_EMULATION_INITCHECK=0. One flag for
-/// the process: the allocator is wrapped once, by the first extension of cuguard's loaded (the
-/// guard of cpu_allocator_wrapped, a unique symbol, is shared), which need not be a sanitized one.
-inline std::atomic<bool> storages_initcheck_asked{false};
+/// A sanitized extension (sanitize=True: its access hooks see the kernels' loads and stores) was
+/// loaded. One flag for the process: the allocator is wrapped once, by the first extension of
+/// cuguard's loaded (the guard of cpu_allocator_wrapped, a unique symbol, is shared), which need
+/// not be a sanitized one.
+inline std::atomic<bool> sanitized_extension_loaded{false};
+#if CUGUARD_IMPL_ACCESS_HOOKS
+/// (internal linkage: set by every sanitized extension's own copy as it loads)
+static const bool sanitized_extension_loaded_here = (sanitized_extension_loaded.store(true), true);
+#endif
+
+/// Initcheck of storages: on once a sanitized extension is loaded, unless
+/// CUGUARD_EMULATION_INITCHECK=0.
 inline bool storages_initcheck_on() {
-  if (!storages_initcheck_asked.load(std::memory_order_relaxed)) return false;
+  if (!sanitized_extension_loaded.load(std::memory_order_relaxed)) return false;
   static const bool allowed = [] {
     const char* value = platform::environment(platform::setting::emulation_initcheck);
     return value == nullptr || std::strcmp(value, "0") != 0;
   }();
   return allowed;
 }
-#if CUGUARD_IMPL_ACCESS_HOOKS
-/// (internal linkage: set by every sanitized extension's own copy as it loads)
-static const bool storages_initcheck_asked_here = (storages_initcheck_asked.store(true), true);
-#endif
+
+/// The arena of guarded storages (an overrun of up to 2 GiB past one is reported before it
+/// happens), once a sanitized extension is loaded; null before, or where none could be reserved.
+inline emulated_runtime::guarded_arena* storages_arena() {
+  if (!sanitized_extension_loaded.load(std::memory_order_relaxed)) return nullptr;
+  static emulated_runtime::guarded_arena* const arena = [] {
+    emulated_runtime::guarded_arena* a = emulated_runtime::guarded_arena::get();
+    if (a != nullptr) emulated_runtime::live().guard(a->begin(), a->end());
+    return a;
+  }();
+  return arena;
+}
+
+/// A block of the arena given back (the deleter of what the wrapped allocator would have given).
+inline void release_guarded(void* first) { emulated_runtime::guarded_arena::get()->release(first); }
 
 /// Torch's CPU allocator, wrapped: each storage it hands out is known to the live memory, with
 /// `redzone` bytes on either side that belong to no storage.
@@ -83,7 +104,10 @@ class tracking_allocator final : public c10::Allocator {
   // gives it): kernels test an absent input as `p != nullptr`.
   c10::DataPtr allocate(std::size_t n) CUGUARD_IMPL_TORCH_ALLOCATE_CONST override {
     if (n == 0) return inner_->allocate(0);
-    c10::DataPtr inner = inner_->allocate(n + 2 * redzone);
+    emulated_runtime::guarded_arena* const arena = storages_arena();
+    void* const guarded = arena != nullptr ? arena->allocate(n + 2 * redzone) : nullptr;
+    c10::DataPtr inner = guarded != nullptr ? c10::DataPtr(guarded, guarded, &release_guarded, c10::Device(c10::DeviceType::CPU))
+                                            : inner_->allocate(n + 2 * redzone);
     const c10::Device device = inner.device();
     auto* held = new held_block{std::move(inner), nullptr, n};
     char* const first = static_cast<char*>(held->inner.get());
@@ -106,7 +130,7 @@ class tracking_allocator final : public c10::Allocator {
     std::size_t bytes;  ///< the storage's size
   };
   /// A storage freed: held back from reuse (quarantined) while the storages held back since
-  /// take at most `quarantine_bytes`, so that an access into it is a use after free, not an
+  /// take at most `quarantine_bytes` (and number at most `quarantine_blocks`), so that an access into it is a use after free, not an
   /// access into whatever reused its memory.
   static void release(void* data) {
     if (data == nullptr) return; // (a storage of no bytes: raw_deallocate of what allocate(0) gave)
@@ -117,7 +141,7 @@ class tracking_allocator final : public c10::Allocator {
     std::lock_guard<std::mutex> lock(q.mutex);
     q.blocks.push_back(held);
     q.bytes += bytes_of(held);
-    while (q.bytes > quarantine_bytes && !q.blocks.empty()) {
+    while ((q.bytes > quarantine_bytes || q.blocks.size() > quarantine_blocks) && !q.blocks.empty()) {
       held_block* oldest = q.blocks.front();
       q.blocks.pop_front();
       q.bytes -= bytes_of(oldest);
@@ -126,6 +150,7 @@ class tracking_allocator final : public c10::Allocator {
     }
   }
   static constexpr std::size_t quarantine_bytes = std::size_t{256} << 20;
+  static constexpr std::size_t quarantine_blocks = 2048; ///< (of the guarded arena's 8192)
   struct quarantine {
     std::mutex mutex;
     std::deque<held_block*> blocks;

@@ -170,7 +170,25 @@ class live_memory {
       if (a + n > low) return access_verdict{true, next->first, r, 0, 0}; // before its start, or into it
       v.clean_end = low;
     }
+    // In the guarded region (guarded_arena.hpp) outside every storage: past the nearer one.
+    if (a < guarded_end_ && a + n > guarded_begin_) {
+      const bool has_below = next != ranges_.begin(), has_above = next != ranges_.end();
+      const auto near = !has_above || (has_below && a - std::prev(next)->first <= next->first - a) ? std::prev(next) : next;
+      if (has_below || has_above) return access_verdict{true, near->first, near->second, 0, 0};
+      return access_verdict{false, 0, {}, 0, 0}; // (no storage at all: nothing to name; the access faults)
+    }
+    if (a < guarded_begin_ && v.clean_end > guarded_begin_) v.clean_end = guarded_begin_;
+    if (a >= guarded_end_ && v.clean_begin < guarded_end_) v.clean_begin = guarded_end_;
     return v; // memory it does not know, between the storages around it
+  }
+
+  /// Storages are allocated in [begin, end) (guarded_arena.hpp): an access there that no storage
+  /// holds is bad (an overrun into the gap after a storage), whatever its distance.
+  void guard(std::uintptr_t begin, std::uintptr_t end) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    guarded_begin_ = begin;
+    guarded_end_ = end;
+    epoch_.fetch_add(1, std::memory_order_release);
   }
 
  private:
@@ -184,6 +202,7 @@ class live_memory {
   }
   std::mutex mutex_;
   std::map<std::uintptr_t, live_range> ranges_;
+  std::uintptr_t guarded_begin_ = 0, guarded_end_ = 0;
   std::atomic<std::uint64_t> epoch_{1};
 };
 
