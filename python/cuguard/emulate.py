@@ -514,6 +514,117 @@ def _device_arch(masked, words=None):
     return edits
 
 
+# CUDA's conversions of a floating-point value to a 32- or 64-bit integer saturate (NaN: 0), where
+# the host's give its own answer (x86: the minimum): a cast to one in device code is a call of
+# ::cuguard::detail::gpu_cast<T> (detail/emulation/math_conversions.hpp), which converts as cvt.rzi
+# does and is any other cast otherwise.
+_INTEGER_TYPE = (r"(?:(?:un)?signed\s+)?(?:long\s+long|long|int)(?:\s+int)?|(?:un)?signed|(?:std\s*::\s*)?"
+                 r"(?:u?int(?:32|64)_t|size_t|ptrdiff_t|intptr_t|uintptr_t)")
+_STATIC_CAST = re.compile(r"\bstatic_cast\s*<\s*(" + _INTEGER_TYPE + r")\s*>\s*\(")
+_C_CAST = re.compile(r"\(\s*(" + _INTEGER_TYPE + r")\s*\)")
+_NUMBER = re.compile(r"(?:0[xX][0-9a-fA-F']+|\d[\d']*\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)[uUlLfF]*")
+_NAME = re.compile(r"(?:::\s*)?[A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*")
+GPU_CAST = "::cuguard::detail::gpu_cast"
+
+
+def _operand_end(masked, i):
+    """The end of the unary expression that starts at `i` (a cast's operand: prefix operators,
+    nested casts, a name, literal or parenthesized expression, then calls, subscripts and member
+    accesses), or -1 where it is not one this reads (a template's arguments, a string)."""
+    n = len(masked)
+    while True:
+        while i < n and masked[i] in " \t\n\\":
+            i += 1
+        cast = _C_CAST.match(masked, i)
+        if masked.startswith(("++", "--"), i):
+            i += 2
+        elif i < n and masked[i] in "-+!~*&" and not masked.startswith("&&", i):
+            i += 1
+        elif cast is not None:
+            i = cast.end()
+        else:
+            break
+    if i >= n:
+        return -1
+    if masked[i] == "(":
+        close = _match_forward(masked, i, "(", ")")
+        if close < 0:
+            return -1
+        i = close + 1
+    else:
+        m = _NUMBER.match(masked, i) or _NAME.match(masked, i)
+        if m is None or m.group(0) in ("sizeof", "static_cast", "reinterpret_cast", "const_cast", "new", "delete"):
+            return -1
+        i = m.end()
+    while True:
+        j = i
+        while j < n and masked[j] in " \t":
+            j += 1
+        if j < n and masked[j] in "([":
+            close = _match_forward(masked, j, masked[j], ")" if masked[j] == "(" else "]")
+            if close < 0:
+                return -1
+            i = close + 1
+        elif (m := re.compile(r"(?:\.|->)\s*[A-Za-z_]\w*").match(masked, j)) is not None:
+            i = m.end()
+        elif j == i and j < n and masked[j] == "<" and not masked.startswith(("<<", "<="), j):
+            return -1  # (`name<`: perhaps a template's arguments; `x < y`, spaced, a comparison)
+        else:
+            return i
+
+
+def _gpu_casts(masked, bodies):
+    """[[(at, at + len, new), ...]] for each cast to a 32- or 64-bit integer in `bodies` (device
+    code), each the edits of one cast: ``static_cast<int>(`` is ``gpu_cast<int>(``; ``(int)x``
+    is ``gpu_cast<int>(x)`` where x is a unary expression _operand_end reads (after an operator,
+    not after a name, which makes it a declaration's parameter list)."""
+    casts = []
+    for begin, end in bodies:
+        for m in _STATIC_CAST.finditer(masked, begin, end):
+            casts.append([(m.start(), m.end(), f"{GPU_CAST}<{m.group(1)}>(")])
+        for m in _C_CAST.finditer(masked, begin, end):
+            before = masked[begin:m.start()].rstrip()
+            word = re.search(r"\w+$", before)
+            if not before or (word is not None and word.group(0) not in ("return", "case", "else", "do", "throw")) \
+                    or before[-1] in ")]>\"'":
+                continue
+            operand = _operand_end(masked, m.end())
+            if operand < 0 or operand > end or not masked[m.end():operand].strip():
+                continue
+            casts.append([(m.start(), m.end(), f"{GPU_CAST}<{m.group(1)}>("), (operand, operand, ")")])
+    return casts
+
+
+def _code_bodies(masked, words=None):
+    """[(begin, end)] of the bodies of the functions defined __global__, __device__ or __host__
+    __device__ (spelled so or by a macro of `words`), outermost only: the code a kernel runs."""
+    words = words or {}
+    spaces = [n for n, spelled in words.items() if _DEVICE.search(spelled)]
+    keyword = re.compile(r"\b(?:__global__|__device__" + "".join("|" + re.escape(n) for n in spaces) + r")\b")
+    bodies = []
+    for m in keyword.finditer(masked):
+        _, paren, _, body = _function_at(masked, m)
+        if paren < 0 or body is None or re.search(r"[;{}=]", masked[m.end():paren]):
+            continue
+        if not bodies or body[0] > bodies[-1][1]:
+            bodies.append(body)
+    return bodies
+
+
+def _without_overlaps(casts, edits):
+    """The edits of the casts (_gpu_casts) that overlap none of `edits` nor each other's (a cast
+    in an asm statement's operand, which the interpreter's call rewrites, is left as written)."""
+    taken = sorted((b, e) for b, e, _ in edits)
+    kept = []
+    for cast in casts:
+        spans = [(b, e) for b, e, _ in cast]
+        if any(b < te and tb < e or (b == e and tb < b < te) for b, e in spans for tb, te in taken):
+            continue
+        kept += cast
+        taken = sorted(taken + [(b, e) for b, e in spans if b < e])
+    return kept
+
+
 _SHARED_ALIGNAS = re.compile(r"\b__shared__\s+(?:static\s+)?(alignas)\s*\(")
 
 
@@ -866,9 +977,9 @@ def translate(text, path, torch=False, out_dir=None, headers=None, header=False,
     masked = _mask(text)
     words = _space_macros(masked, {} if words is None else words)
     included = _includes(text, path, out_dir, headers, torch, include_dirs, words)  # (first: their macros)
-    edits = sorted(_launches(text, masked, path, torch) + _argument_launches(text, masked, path, torch) + _registrations(text, masked, torch) + _device_arch(masked, words) + _asm_statements(text, masked) + _shared_alignas(masked) + _extern_shared(text, masked) + _shared_variables(text, masked)
-                   + included + _restricted_pointers(masked) + _cudacc(masked)
-                   + (_device_tests(masked) if torch else []))
+    edits = _launches(text, masked, path, torch) + _argument_launches(text, masked, path, torch) + _registrations(text, masked, torch) + _device_arch(masked, words) + _asm_statements(text, masked) + _shared_alignas(masked) + _extern_shared(text, masked) + _shared_variables(text, masked) \
+        + included + _restricted_pointers(masked) + _cudacc(masked) + (_device_tests(masked) if torch else [])
+    edits = sorted(edits + _without_overlaps(_gpu_casts(masked, _code_bodies(masked, words)), edits))
     pieces = _edited(text, edits, path)
     where = _source_name(path)
     # Half precision's device-only intrinsics, where the file speaks of it (their header costs every

@@ -464,3 +464,22 @@ def test_a_header_with_inline_ptx_is_translated_for_the_interpreter(tmp_path):
     assert "optimize" not in emulate.translate("__global__ void k() {}\n", "/src/k.cu")
     for cub in ("#include <cub/block/block_reduce.cuh>\n", "using R = cub::BlockReduce<float, 1024>;\n"):
         assert '#pragma GCC optimize("O0")' in emulate.translate(cub, "/src/k.cu")
+
+
+def test_casts_to_integers_in_device_code_convert_as_the_gpu_does():
+    cast = "::cuguard::detail::gpu_cast"
+    text = ("__device__ int f(float x, float* p, S* s, int n) {\n"
+            "  int a = (int)x * 2 + static_cast<unsigned>(x);\n"
+            "  long long b = (long long)(x + 1) + (int64_t)-p[n] + (size_t)s->v[2].w;\n"
+            "  int c = sizeof(int) + (int)a < n;\n"
+            "  asm(\"cvt.rzi.s32.f32 %0, %1;\" : \"=r\"(a) : \"f\"((float)(int)x));\n"
+            "  return (unsigned int)f(x, p, s, n);\n}\n"
+            "__device__ void g(int);\n"
+            "int host(float x) { return (int)x; }\n")
+    lines = body(text).splitlines()
+    assert lines[1] == f"  int a = {cast}<int>(x) * 2 + {cast}<unsigned>(x);"
+    assert lines[2] == f"  long long b = {cast}<long long>((x + 1)) + {cast}<int64_t>(-p[n]) + {cast}<size_t>(s->v[2].w);"
+    assert lines[3] == f"  int c = sizeof(int) + {cast}<int>(a) < n;"
+    assert "(float)(int)x" in lines[4]  # (an asm statement's operand: left as written)
+    assert lines[5] == f"  return {cast}<unsigned int>(f(x, p, s, n));"
+    assert lines[7:9] == ["__device__ void g(int);", "int host(float x) { return (int)x; }"]

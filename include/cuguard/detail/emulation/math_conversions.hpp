@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
 namespace detail {
@@ -61,6 +62,19 @@ To bit_cast(From v) noexcept {
   return out;
 }
 } // namespace device_math
+
+/// A cast to the integer type T in device code as the GPU computes it (what the translation of a
+/// .cu file writes for `(int)x` and `static_cast<int>(x)`): a float or double converts as cvt.rzi
+/// does, toward zero, saturated, NaN 0 (0x8000000000000000 for the 64-bit types), as
+/// __float2int_rz and its twins; any other operand (an integer, a pointer, a class) as the cast
+/// itself, in a constant expression too.
+template <class T, class U>
+constexpr T gpu_cast(U x) noexcept {
+  if constexpr (std::is_floating_point<U>::value && std::is_integral<T>::value) {
+    if (!__builtin_is_constant_evaluated()) return device_math::to_integer<T>(static_cast<double>(x), FE_TOWARDZERO);
+  }
+  return (T)(x);
+}
 } // namespace detail
 CUGUARD_IMPL_END_NAMESPACE
 
