@@ -161,3 +161,19 @@ void poke(torch::Tensor x, int64_t offset, int64_t wild) {
   poke_kernel<<<1, 32, 0, at::cuda::getCurrentCUDAStream()>>>(x.data_ptr<float>(), offset, wild);
   C10_CUDA_KERNEL_LAUNCH_CHECK();
 }
+
+// x[i] / divisor, integers: a divisor of 0 traps on the host's processor (SIGFPE), where a GPU
+// gives an unspecified quotient.
+__global__ void quotient_kernel(const int64_t* x, int64_t* out, int64_t n, int64_t divisor) {
+  const int64_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = x[i] / divisor; // raw-ops: quotient
+}
+
+torch::Tensor quotient(torch::Tensor x, int64_t divisor) {
+  auto out = torch::empty_like(x);
+  const int64_t n = x.numel();
+  quotient_kernel<<<static_cast<int>((n + THREADS - 1) / THREADS), THREADS, 0, at::cuda::getCurrentCUDAStream()>>>(
+      x.data_ptr<int64_t>(), out.data_ptr<int64_t>(), n, divisor);
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
+  return out;
+}

@@ -106,6 +106,16 @@ def test_a_wild_index_faults_as_a_report_and_the_interpreter_goes_on(ops):
     assert torch.equal(ops.gather_rows(src, torch.tensor([3]), 0), src[3:4])
 
 
+def test_an_integer_division_by_zero_is_a_report_and_the_interpreter_goes_on(ops):
+    if DEVICE != "cpu":
+        pytest.skip("a GPU gives an unspecified quotient; this is emulation's report of the host's trap")
+    x = torch.arange(10)
+    with pytest.raises(RuntimeError, match=r"integer division by zero: thread \(0,0,0\) trapped \(SIGFPE\)") as caught:
+        ops.quotient(x, 0)
+    assert f"ops.cu:{marker_line('raw-ops: quotient')} in " in str(caught.value)
+    assert torch.equal(ops.quotient(x, 3), x // 3)
+
+
 # Made before the sanitized extension is loaded: known to it only while an op is called with it.
 EARLY_SRC, EARLY_PTR = points()
 

@@ -73,7 +73,8 @@ constexpr T gpu_cast(U x) noexcept {
   if constexpr (std::is_floating_point<U>::value && std::is_integral<T>::value) {
     if (!__builtin_is_constant_evaluated()) return device_math::to_integer<T>(static_cast<double>(x), FE_TOWARDZERO);
   }
-  return (T)(x);
+  if constexpr (std::is_pointer<U>::value) return reinterpret_cast<T>(x); // (a C-style cast's meaning)
+  else return static_cast<T>(x);
 }
 } // namespace detail
 CUGUARD_IMPL_END_NAMESPACE

@@ -41,9 +41,19 @@ inline void append_warp_sync(text& out, const violation& v) {
 }
 
 /// "illegal address: thread (3,0,0) accessed 0x87654320 and faulted (SIGSEGV) in wild(int*), pc
-/// 0x...": a fault in an emulated kernel's thread (`value`: 0 SIGSEGV, 1 SIGBUS; `limit`: the pc).
+/// 0x...": a fault in an emulated kernel's thread (`value`: 0 SIGSEGV, 1 SIGBUS, 2 SIGFPE: "integer
+/// division by zero: thread (3,0,0) trapped (SIGFPE) in ..."; `limit`: the pc).
 inline void append_illegal_address(text& out, const violation& v) {
   char numbers[64];
+  if (v.value == 2) {
+    out << "integer division by zero: thread ";
+    append_dim3(out, v.thread);
+    out << " trapped (SIGFPE)";
+    append_function(out, v.function);
+    std::snprintf(numbers, sizeof numbers, ", pc 0x%llx", static_cast<unsigned long long>(v.limit));
+    out << numbers << " (or of the type's minimum by -1: on a GPU the quotient is an unspecified value and the kernel goes on)";
+    return;
+  }
   std::snprintf(numbers, sizeof numbers, " accessed 0x%llx and faulted (%s)", static_cast<unsigned long long>(v.address),
                 v.value == 1 ? "SIGBUS" : "SIGSEGV");
   out << "illegal address: thread ";

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// A fault in an emulated kernel (SIGSEGV, SIGBUS: a wild pointer, a store to read-only memory)
-// as a report, not a bare crash: the thread that faulted is stopped as a violation stops it, the
+// A fault in an emulated kernel (SIGSEGV, SIGBUS: a wild pointer, a store to read-only memory;
+// SIGFPE: an integer division by zero, which a GPU answers with an unspecified value) as a
+// report, not a bare crash: the thread that faulted is stopped as a violation stops it, the
 // grid goes on, and the record names the address, the signal, the faulting function, the thread
 // and the launch (illegal_address). Installed at the first emulated launch where the program
 // keeps the signals' default action or has a plain handler (Python's faulthandler, as pytest
@@ -35,11 +36,15 @@ inline std::uintptr_t fault_pc(const void* context) noexcept {
 #endif
 }
 
-/// The actions on_fault replaced, for SIGSEGV and SIGBUS: the default, or a plain handler.
-inline struct sigaction replaced_fault_actions[2];
-inline struct sigaction& replaced_fault_action(int signal) { return replaced_fault_actions[signal == SIGBUS ? 1 : 0]; }
+/// The signals on_fault takes, in the order of violation::value's codes (illegal_address).
+inline constexpr int fault_signals[3] = {SIGSEGV, SIGBUS, SIGFPE};
+inline int fault_code(int signal) noexcept { return signal == SIGBUS ? 1 : signal == SIGFPE ? 2 : 0; }
 
-/// SIGSEGV or SIGBUS: in an emulated kernel's thread, a report and the thread stopped (the
+/// The actions on_fault replaced: the default, or a plain handler.
+inline struct sigaction replaced_fault_actions[3];
+inline struct sigaction& replaced_fault_action(int signal) { return replaced_fault_actions[fault_code(signal)]; }
+
+/// SIGSEGV, SIGBUS or SIGFPE: in an emulated kernel's thread, a report and the thread stopped (the
 /// handler never returns there); elsewhere the action it replaced, as without cuguard.
 inline void on_fault(int signal, siginfo_t* info, void* context) {
   const platform::emulated_thread* t = platform::running;
@@ -54,17 +59,17 @@ inline void on_fault(int signal, siginfo_t* info, void* context) {
     v.kind = violation_kind::illegal_address;
     v.op = operation::access;
     v.address = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(info->si_addr));
-    v.value = signal == SIGBUS ? 1 : 0;
+    v.value = fault_code(signal);
     v.limit = static_cast<std::int64_t>(pc);
   }, state);
   t->engine->exit_thread(t->runner); // as a violation stops a thread: PTX exit, the grid goes on
 }
 
-/// Installs on_fault for SIGSEGV and SIGBUS (once), where their action is the default or a plain
+/// Installs on_fault for the fault signals (once), where their action is the default or a plain
 /// handler (not SA_SIGINFO, not ignored).
 inline void install_fault_handler() {
   static const bool installed = [] {
-    for (int s : {SIGSEGV, SIGBUS}) {
+    for (int s : fault_signals) {
       struct sigaction old {};
       if (::sigaction(s, nullptr, &old) != 0 || (old.sa_flags & SA_SIGINFO) != 0 || old.sa_handler == SIG_IGN) continue;
       replaced_fault_action(s) = old;
