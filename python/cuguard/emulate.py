@@ -426,18 +426,21 @@ def _spelled(text, words):
     return re.sub(r"\b(?:" + "|".join(map(re.escape, words)) + r")\b", lambda m: words[m.group(0)], text)
 
 
-def _device_bodies(masked, words=None):
-    """[(begin, end)] of the bodies of the functions defined __global__ or __device__ (not
-    __host__ __device__), or by a macro of `words` that spells one: device code only."""
+def _device_bodies(masked, words=None, host_device=False):
+    """[(begin, end)] of the bodies of the functions defined __global__ or __device__, or by a
+    macro of `words` that spells one: device code only (not __host__ __device__), or with
+    `host_device` those too, outermost only (the code a kernel runs)."""
     words = words or {}
     device = [n for n, spelled in words.items() if _DEVICE.search(spelled)]
     keyword = re.compile(r"\b(?:__global__|__device__" + "".join("|" + re.escape(n) for n in device) + r")\b")
     bodies = []
     for m in keyword.finditer(masked):
         head, paren, _, body = _function_at(masked, m)
-        if paren < 0 or re.search(r"[;{}=]", masked[m.end():paren]):
-            continue  # a variable
-        if "__host__" not in _spelled(masked[head:paren], words) and body is not None:
+        if paren < 0 or body is None or re.search(r"[;{}=]", masked[m.end():paren]):
+            continue  # a variable, or a declaration
+        if host_device and (not bodies or body[0] > bodies[-1][1]):
+            bodies.append(body)
+        elif not host_device and "__host__" not in _spelled(masked[head:paren], words):
             bodies.append(body)
     return bodies
 
@@ -593,22 +596,6 @@ def _gpu_casts(masked, bodies):
                 continue
             casts.append([(m.start(), m.end(), f"{GPU_CAST}<{m.group(1)}>("), (operand, operand, ")")])
     return casts
-
-
-def _code_bodies(masked, words=None):
-    """[(begin, end)] of the bodies of the functions defined __global__, __device__ or __host__
-    __device__ (spelled so or by a macro of `words`), outermost only: the code a kernel runs."""
-    words = words or {}
-    spaces = [n for n, spelled in words.items() if _DEVICE.search(spelled)]
-    keyword = re.compile(r"\b(?:__global__|__device__" + "".join("|" + re.escape(n) for n in spaces) + r")\b")
-    bodies = []
-    for m in keyword.finditer(masked):
-        _, paren, _, body = _function_at(masked, m)
-        if paren < 0 or body is None or re.search(r"[;{}=]", masked[m.end():paren]):
-            continue
-        if not bodies or body[0] > bodies[-1][1]:
-            bodies.append(body)
-    return bodies
 
 
 def _without_overlaps(casts, edits):
@@ -979,7 +966,7 @@ def translate(text, path, torch=False, out_dir=None, headers=None, header=False,
     included = _includes(text, path, out_dir, headers, torch, include_dirs, words)  # (first: their macros)
     edits = _launches(text, masked, path, torch) + _argument_launches(text, masked, path, torch) + _registrations(text, masked, torch) + _device_arch(masked, words) + _asm_statements(text, masked) + _shared_alignas(masked) + _extern_shared(text, masked) + _shared_variables(text, masked) \
         + included + _restricted_pointers(masked) + _cudacc(masked) + (_device_tests(masked) if torch else [])
-    edits = sorted(edits + _without_overlaps(_gpu_casts(masked, _code_bodies(masked, words)), edits))
+    edits = sorted(edits + _without_overlaps(_gpu_casts(masked, _device_bodies(masked, words, host_device=True)), edits))
     pieces = _edited(text, edits, path)
     where = _source_name(path)
     # Half precision's device-only intrinsics, where the file speaks of it (their header costs every
