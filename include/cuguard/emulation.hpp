@@ -219,6 +219,35 @@ CUGUARD_IMPL_WARP_REDUCE(__reduce_and_sync, unsigned, out & v)
 CUGUARD_IMPL_WARP_REDUCE(__reduce_or_sync, unsigned, out | v)
 CUGUARD_IMPL_WARP_REDUCE(__reduce_xor_sync, unsigned, out ^ v)
 #undef CUGUARD_IMPL_WARP_REDUCE
+/// The lanes of the mask (that have not exited) whose `value` has the calling lane's bits
+/// (compute capability 7.0: nvdiffrast's binning).
+template <class T>
+inline unsigned __match_any_sync(unsigned mask, T value, CUGUARD_IMPL_CALLER) {
+  const std::uint64_t mine = ::cuguard::detail::engine::to_bits(value);
+  unsigned same = 0;
+  ::cuguard::detail::engine::runner().gather(mine, CUGUARD_IMPL_WARP_CALL("__match_any_sync"),
+                                             [&](unsigned live, const std::uint64_t* words) {
+                                               for (unsigned l = 0; l < 32; ++l)
+                                                 if ((live >> l & 1u) != 0 && words[l] == mine) same |= 1u << l;
+                                             });
+  return same;
+}
+/// The lanes of the mask (that have not exited) where all have the calling lane's value (*pred
+/// true), else 0 (*pred false).
+template <class T>
+inline unsigned __match_all_sync(unsigned mask, T value, int* pred, CUGUARD_IMPL_CALLER) {
+  const std::uint64_t mine = ::cuguard::detail::engine::to_bits(value);
+  unsigned lanes = 0;
+  bool all = true;
+  ::cuguard::detail::engine::runner().gather(mine, CUGUARD_IMPL_WARP_CALL("__match_all_sync"),
+                                             [&](unsigned live, const std::uint64_t* words) {
+                                               lanes = live;
+                                               for (unsigned l = 0; l < 32; ++l)
+                                                 if ((live >> l & 1u) != 0 && words[l] != mine) all = false;
+                                             });
+  *pred = all ? 1 : 0;
+  return all ? lanes : 0u;
+}
 #undef CUGUARD_IMPL_WARP_CALL
 #undef CUGUARD_IMPL_CALLER
 

@@ -55,7 +55,10 @@ __device__ int warp_total(int value) { return __reduce_add_sync(0xffffffffu, val
 #endif
 __global__ void arch_gated(int* out) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
-  out[threadIdx.x] = warp_total(static_cast<int>(threadIdx.x));
+  int all = 0;
+  const unsigned same = __match_any_sync(0xffffffffu, threadIdx.x % 3), every = __match_all_sync(0xffffffffu, 5, &all);
+  out[threadIdx.x] = warp_total(static_cast<int>(threadIdx.x)) + (same == 0x49249249u << threadIdx.x % 3 ? 1000 : 0) +
+                     (every == 0xffffffffu && all == 1 ? 10000 : 0);
 #endif
 }
 
@@ -237,7 +240,7 @@ int main(int argc, char** argv) {
   CHECK(cudaFree(d_ptx));
   arch_gated<<<1, 32>>>(d_rev);
   CHECK(cudaMemcpy(h_rev, d_rev, 32 * sizeof(int), cudaMemcpyDeviceToHost));
-  for (int i = 0; i < 32; ++i) ok = ok && h_rev[i] == 31 * 32 / 2;
+  for (int i = 0; i < 32; ++i) ok = ok && h_rev[i] == 31 * 32 / 2 + 1000 + 10000; // (the matches)
   waits<<<2, 64>>>(d_rev, d_out);
   CHECK(cudaMemcpy(h_rev, d_rev, sizeof h_rev, cudaMemcpyDeviceToHost));
   ok = ok && h_rev[0] == 1000 + 1 + 33;
