@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -100,6 +101,30 @@ TEST_CASE("a raw access past the end, before the start, across the end or into a
   CHECK(headline(raw_access(4, 4, true)) ==
         "cuguard: use after free: read of 4 bytes through a raw pointer at (1) of 'argument 1 of twice_kernel' "
         "float[10], which was freed\n  address 0x1004, 4 bytes into the 40 bytes of a tensor's storage");
+}
+
+TEST_CASE("an implicit conversion out of range gives the GPU's value; a division by zero says it trapped") {
+  using report_tests::headline;
+  auto v = report_tests::device_record();
+  v.kind = cuguard::violation_kind::conversion_overflow;
+  v.op = cuguard::operation::access;
+  const double nan = std::numeric_limits<double>::quiet_NaN(), big = 3e9;
+  std::memcpy(&v.value, &nan, sizeof nan);
+  v.bytes = 4;
+  v.dim = 1;
+  v.value_end = 0;
+  std::strcpy(v.type, "'float'");
+  std::strcpy(v.label, "'int'");
+  CHECK(headline(v).rfind("cuguard: float-to-integer conversion out of range: thread (17,0,0) converts nan ('float') to 'int' "
+                          "implicitly: a GPU gives 0 (saturated), this processor its own value", 0) == 0);
+  std::memcpy(&v.value, &big, sizeof big);
+  v.dim = 0;
+  v.value_end = 3000000000;
+  std::strcpy(v.label, "'unsigned int'");
+  CHECK(headline(v).find("converts 3e+09 ('float') to 'unsigned int' implicitly: a GPU gives 3000000000") != std::string::npos);
+  v.kind = cuguard::violation_kind::illegal_address;
+  v.value = 2;
+  CHECK(headline(v).rfind("cuguard: integer division by zero: thread (17,0,0) trapped (SIGFPE)", 0) == 0);
 }
 
 TEST_CASE("a raw read of a fresh storage's bytes nothing wrote says how many of its bytes") {

@@ -177,3 +177,21 @@ torch::Tensor quotient(torch::Tensor x, int64_t divisor) {
   C10_CUDA_KERNEL_LAUNCH_CHECK();
   return out;
 }
+
+// Each x[i] as an int, converted implicitly (a rasterizer's `radii[idx] = my_radius;`): a GPU
+// saturates (NaN: 0), the host does not.
+__global__ void as_int_kernel(const float* x, int* out, int64_t n) {
+  const int64_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const int r = x[i]; // raw-ops: implicit conversion
+  out[i] = r;
+}
+
+torch::Tensor as_int(torch::Tensor x) {
+  auto out = torch::empty(x.sizes(), x.options().dtype(torch::kInt));
+  const int64_t n = x.numel();
+  as_int_kernel<<<static_cast<int>((n + THREADS - 1) / THREADS), THREADS, 0, at::cuda::getCurrentCUDAStream()>>>(
+      x.data_ptr<float>(), out.data_ptr<int>(), n);
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
+  return out;
+}

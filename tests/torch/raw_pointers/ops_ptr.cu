@@ -165,3 +165,4 @@ torch::Tensor optional_or_one(torch::Tensor opt, int64_t n) {
 // (ops.cpp binds it; the renamed file's version plants nothing: a cuguard::ptr reports any distance)
 void poke(torch::Tensor x, int64_t offset, int64_t wild) {}
 torch::Tensor quotient(torch::Tensor x, int64_t divisor) { return x.div(divisor, "trunc"); }
+torch::Tensor as_int(torch::Tensor x) { return x.to(torch::kInt); }

@@ -116,6 +116,18 @@ def test_an_integer_division_by_zero_is_a_report_and_the_interpreter_goes_on(ops
     assert torch.equal(ops.quotient(x, 3), x // 3)
 
 
+def test_an_implicit_conversion_of_nan_to_int_is_reported_under_sanitize(sanitized):
+    # A GPU gives 0 (saturated); the host's conversion does not, and emulation says so at the line.
+    x = torch.tensor([1.5, -2.5, 7.0])
+    assert torch.equal(sanitized.as_int(x), torch.tensor([1, -2, 7], dtype=torch.int32))
+    with pytest.raises(RuntimeError) as raised:
+        sanitized.as_int(torch.tensor([1.5, float("nan"), 3e9]))
+    report = str(raised.value)
+    assert report.startswith("cuguard: float-to-integer conversion out of range: thread (1,0,0) converts nan"), report
+    assert ": a GPU gives 0 (saturated)" in report, report
+    assert f"ops.cu:{marker_line('raw-ops: implicit conversion')} in " in report, report
+
+
 # Made before the sanitized extension is loaded: known to it only while an op is called with it.
 EARLY_SRC, EARLY_PTR = points()
 

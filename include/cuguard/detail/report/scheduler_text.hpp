@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
 namespace detail {
@@ -64,6 +65,27 @@ inline void append_illegal_address(text& out, const violation& v) {
   out << numbers << " (a wild or stale pointer: on a GPU, an illegal memory access";
   // (the line is found from the pc where the module has line tables and binutils' addr2line is there)
   out << (v.line != 0 ? ")" : "; built with debug information, or cuguard_emulate(... SANITIZE), the report names the line)");
+}
+
+/// "float-to-integer conversion out of range: thread (3,0,0) converts nan ('float') to 'int'
+/// implicitly: a GPU gives 0, this processor its own value (...)" (`value`: the double's bits,
+/// `bytes`: the integer's width, `value_end`: the GPU's value of a 32- or 64-bit integer).
+inline void append_conversion_overflow(text& out, const violation& v) {
+  double value = 0;
+  std::memcpy(&value, &v.value, sizeof value);
+  char number[48];
+  std::snprintf(number, sizeof number, "%g", value);
+  out << "float-to-integer conversion out of range: thread ";
+  append_dim3(out, v.thread);
+  out << " converts " << number << " (" << v.type << ") to " << v.label << " implicitly";
+  if (v.bytes >= 4) {
+    if (v.dim != 0) std::snprintf(number, sizeof number, "%lld", static_cast<long long>(v.value_end));
+    else std::snprintf(number, sizeof number, "%llu", static_cast<unsigned long long>(v.value_end));
+    out << ": a GPU gives " << number << " (saturated), this processor its own value";
+  } else {
+    out << ": a GPU's value and this processor's differ";
+  }
+  out << " (emulation converts a cast, (int)x or __float2int_rz(x), as the GPU does, not an implicit conversion)";
 }
 
 /// A sanitized extension's kernel read bytes of a fresh tensor storage that nothing wrote:

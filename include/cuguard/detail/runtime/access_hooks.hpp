@@ -19,6 +19,7 @@
 #include <cuguard/detail/runtime/nvtx_injection.hpp> // IWYU pragma: export
 #include <cuguard/detail/runtime/nvtx_memory.hpp>
 #if CUGUARD_IMPL_SANITIZE_STORAGES
+#  include <cuguard/detail/runtime/conversion_hooks.hpp> // IWYU pragma: export (the float-cast-overflow callbacks)
 #  include <cuguard/detail/runtime/live_memory.hpp>
 #endif
 
