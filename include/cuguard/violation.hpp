@@ -29,6 +29,7 @@ enum class violation_kind : unsigned char {
   uninitialized_read, ///< a kernel read device memory that nothing wrote (emulation: initcheck, cuguard_emulate(... SANITIZE))
   annotation_violation, ///< an access NVTX's memory annotations forbid: in a pool outside its regions, or without the permission (emulation, SANITIZE)
   conversion_overflow, ///< a float converted implicitly to an integer that cannot hold it (NaN, inf, out of range), whose GPU value (saturated) the host does not give (emulation, sanitize=True)
+  shift_overflow,      ///< a shift by a negative count or by the type's width or more, whose GPU value (the count clamped) the host does not give (emulation, sanitize=True)
 };
 
 /// The operation that found the violation.

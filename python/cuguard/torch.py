@@ -120,10 +120,11 @@ def _emulation_flags(checks):
 # What sanitize=True adds under emulation: GCC's access callbacks before every load and store
 # (-fsanitize=kernel-address: the callbacks without AddressSanitizer's runtime, which a plain
 # python3 cannot load; cuguard defines them), and the check of kernels' raw accesses against the
-# live tensor storages (include/cuguard/detail/runtime/live_memory.hpp); and the callback before
-# a float converts to an integer that cannot hold it (conversion_hooks.hpp).
+# live tensor storages (include/cuguard/detail/runtime/live_memory.hpp); and the callbacks before
+# a float converts to an integer that cannot hold it and before a shift by the width or more
+# (conversion_hooks.hpp).
 _SANITIZE_FLAGS = ["-fsanitize=kernel-address", "-fsanitize-recover=kernel-address",
-                   "-fsanitize=float-cast-overflow", "-fsanitize-recover=float-cast-overflow",
+                   "-fsanitize=float-cast-overflow,shift-exponent", "-fsanitize-recover=float-cast-overflow,shift-exponent",
                    "--param=asan-instrumentation-with-call-threshold=0", "--param=asan-stack=0",
                    "--param=asan-globals=0", "-DCUGUARD_IMPL_ACCESS_HOOKS=1"]
 

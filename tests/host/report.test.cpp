@@ -103,7 +103,7 @@ TEST_CASE("a raw access past the end, before the start, across the end or into a
         "float[10], which was freed\n  address 0x1004, 4 bytes into the 40 bytes of a tensor's storage");
 }
 
-TEST_CASE("an implicit conversion out of range gives the GPU's value; a division by zero says it trapped") {
+TEST_CASE("an implicit conversion out of range gives the GPU's value; a division by zero says it trapped; a shift its count") {
   using report_tests::headline;
   auto v = report_tests::device_record();
   v.kind = cuguard::violation_kind::conversion_overflow;
@@ -125,6 +125,13 @@ TEST_CASE("an implicit conversion out of range gives the GPU's value; a division
   v.kind = cuguard::violation_kind::illegal_address;
   v.value = 2;
   CHECK(headline(v).rfind("cuguard: integer division by zero: thread (17,0,0) trapped (SIGFPE)", 0) == 0);
+  v.kind = cuguard::violation_kind::shift_overflow;
+  v.value = -5;
+  v.value_end = 40;
+  v.bytes = 8;
+  std::strcpy(v.type, "'long int'");
+  CHECK(headline(v).rfind("cuguard: shift out of range: thread (17,0,0) shifts -5 ('long int', 64 bits) by 40: a GPU clamps the "
+                          "count to 64", 0) == 0);
 }
 
 TEST_CASE("a raw read of a fresh storage's bytes nothing wrote says how many of its bytes") {

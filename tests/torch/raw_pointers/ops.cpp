@@ -11,6 +11,7 @@ torch::Tensor optional_or_one(torch::Tensor opt, int64_t n);
 void poke(torch::Tensor x, int64_t offset, int64_t wild);
 torch::Tensor quotient(torch::Tensor x, int64_t divisor);
 torch::Tensor as_int(torch::Tensor x);
+torch::Tensor shifted(torch::Tensor x, int64_t by);
 
 #define CHECK_CUDA(x) TORCH_CHECK(x.is_cuda(), #x " must be a CUDA tensor")
 
@@ -38,5 +39,6 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("optional_or_one", &optional_or_one, "opt[i], or 1 where opt is empty (a null pointer)");
   m.def("quotient", &quotient, "x / divisor, integers");
   m.def("as_int", &as_int, "x as int, converted implicitly");
+  m.def("shifted", &shifted, "x << by, 32-bit integers");
   m.def("poke", &poke, "stores 1.0f at offset bytes from x's first element (or at the address wild)");
 }

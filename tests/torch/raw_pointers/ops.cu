@@ -195,3 +195,18 @@ torch::Tensor as_int(torch::Tensor x) {
   C10_CUDA_KERNEL_LAUNCH_CHECK();
   return out;
 }
+
+// Each x[i] << by, 32-bit integers: a GPU clamps a count of 32 or more (0), the host takes it modulo 32.
+__global__ void shifted_kernel(const int* x, int* out, int64_t n, int by) {
+  const int64_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = x[i] << by; // raw-ops: shift
+}
+
+torch::Tensor shifted(torch::Tensor x, int64_t by) {
+  auto out = torch::empty_like(x);
+  const int64_t n = x.numel();
+  shifted_kernel<<<static_cast<int>((n + THREADS - 1) / THREADS), THREADS, 0, at::cuda::getCurrentCUDAStream()>>>(
+      x.data_ptr<int>(), out.data_ptr<int>(), n, static_cast<int>(by));
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
+  return out;
+}

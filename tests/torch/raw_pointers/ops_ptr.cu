@@ -166,3 +166,4 @@ torch::Tensor optional_or_one(torch::Tensor opt, int64_t n) {
 void poke(torch::Tensor x, int64_t offset, int64_t wild) {}
 torch::Tensor quotient(torch::Tensor x, int64_t divisor) { return x.div(divisor, "trunc"); }
 torch::Tensor as_int(torch::Tensor x) { return x.to(torch::kInt); }
+torch::Tensor shifted(torch::Tensor x, int64_t by) { return x.bitwise_left_shift(by); }

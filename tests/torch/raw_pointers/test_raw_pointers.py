@@ -128,6 +128,16 @@ def test_an_implicit_conversion_of_nan_to_int_is_reported_under_sanitize(sanitiz
     assert f"ops.cu:{marker_line('raw-ops: implicit conversion')} in " in report, report
 
 
+def test_a_shift_by_the_width_is_reported_under_sanitize(sanitized):
+    x = torch.tensor([1, 3, -5], dtype=torch.int32)
+    assert torch.equal(sanitized.shifted(x, 4), x * 16)
+    with pytest.raises(RuntimeError) as raised:
+        sanitized.shifted(x, 32)
+    report = str(raised.value)
+    assert report.startswith("cuguard: shift out of range: thread (0,0,0) shifts 1 ('int', 32 bits) by 32: a GPU clamps"), report
+    assert f"ops.cu:{marker_line('raw-ops: shift')} in " in report, report
+
+
 # Made before the sanitized extension is loaded: known to it only while an op is called with it.
 EARLY_SRC, EARLY_PTR = points()
 

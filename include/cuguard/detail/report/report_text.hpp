@@ -293,6 +293,7 @@ inline void append_headline(text& out, const violation& v) {
     case violation_kind::uninitialized_read: return append_uninitialized_read(out, v);
     case violation_kind::annotation_violation: return append_annotation_violation(out, v);
     case violation_kind::conversion_overflow: return append_conversion_overflow(out, v);
+    case violation_kind::shift_overflow: return append_shift_overflow(out, v);
     case violation_kind::none: break;
   }
   out << "no violation";

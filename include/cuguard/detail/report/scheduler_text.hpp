@@ -88,6 +88,16 @@ inline void append_conversion_overflow(text& out, const violation& v) {
   out << " (emulation converts a cast, (int)x or __float2int_rz(x), as the GPU does, not an implicit conversion)";
 }
 
+/// "shift out of range: thread (3,0,0) shifts 1 ('int', 32 bits) by 32: ..." (`value`: the value
+/// shifted, `value_end`: the count, `bytes`: the shifted type's width, `type`: its name).
+inline void append_shift_overflow(text& out, const violation& v) {
+  out << "shift out of range: thread ";
+  append_dim3(out, v.thread);
+  out << " shifts " << v.value << " (" << v.type << ", " << v.bytes * 8 << " bits) by " << v.value_end
+      << ": a GPU clamps the count to " << v.bytes * 8 << " (<< gives 0, >> 0 or, of a negative value, -1), this "
+      << "processor takes it modulo " << v.bytes * 8 << " (undefined in C++: the compiler may assume it never happens)";
+}
+
 /// A sanitized extension's kernel read bytes of a fresh tensor storage that nothing wrote:
 /// "uninitialized read of 4 bytes through a raw pointer at (5) of 'keys' int32[64], which nothing
 /// wrote since its storage was allocated (...)", then "  address 0x..., 20 bytes into the 256

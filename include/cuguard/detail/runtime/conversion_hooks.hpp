@@ -80,6 +80,31 @@ inline void on_conversion_overflow(const void* data, std::uintptr_t from_bits, c
   }, current_device_state<void>());
 }
 
+/// An integer of UBSan's type `t` from its value handle (inline up to 64 bits; sign-extended).
+inline std::int64_t ubsan_integer(const ubsan_type* t, std::uintptr_t handle) noexcept {
+  const int bits = 1 << (t->info >> 1);
+  if (bits > 64) return static_cast<std::int64_t>(*reinterpret_cast<const std::uint64_t*>(handle)); // (128-bit: its low half)
+  const int extra = 64 - bits;
+  const auto raw = static_cast<std::uint64_t>(handle) << extra;
+  return (t->info & 1) != 0 ? static_cast<std::int64_t>(raw) >> extra : static_cast<std::int64_t>(raw >> extra);
+}
+
+/// The callback of -fsanitize=shift-exponent: a shift by a negative count or by the width or more.
+inline void on_shift_overflow(const void* data, std::uintptr_t lhs, std::uintptr_t rhs, const void* pc) noexcept {
+  const platform::emulated_thread* t = platform::running;
+  if (t == nullptr) return; // (host code)
+  const ubsan_type *left = nullptr, *right = nullptr;
+  conversion_types(data, left, right);
+  backend::record_thread_finding(*t, pc, [&](violation& v) {
+    v.kind = violation_kind::shift_overflow;
+    v.op = operation::access;
+    v.value = ubsan_integer(left, lhs);
+    v.value_end = ubsan_integer(right, rhs);
+    v.bytes = (1 << (left->info >> 1)) / 8;
+    copy_text(v.type, left->name);
+  }, current_device_state<void>());
+}
+
 } // namespace emulated_runtime
 } // namespace detail
 CUGUARD_IMPL_END_NAMESPACE
@@ -91,4 +116,12 @@ extern "C" __attribute__((weak, noinline)) void __ubsan_handle_float_cast_overfl
 extern "C" __attribute__((weak, noinline)) void __ubsan_handle_float_cast_overflow_abort(void* data, void* from) {
   ::cuguard::detail::emulated_runtime::on_conversion_overflow(data, reinterpret_cast<std::uintptr_t>(from),
                                                                static_cast<const char*>(__builtin_return_address(0)) - 1);
+}
+extern "C" __attribute__((weak, noinline)) void __ubsan_handle_shift_out_of_bounds(void* data, void* lhs, void* rhs) {
+  ::cuguard::detail::emulated_runtime::on_shift_overflow(data, reinterpret_cast<std::uintptr_t>(lhs), reinterpret_cast<std::uintptr_t>(rhs),
+                                                          static_cast<const char*>(__builtin_return_address(0)) - 1);
+}
+extern "C" __attribute__((weak, noinline)) void __ubsan_handle_shift_out_of_bounds_abort(void* data, void* lhs, void* rhs) {
+  ::cuguard::detail::emulated_runtime::on_shift_overflow(data, reinterpret_cast<std::uintptr_t>(lhs), reinterpret_cast<std::uintptr_t>(rhs),
+                                                          static_cast<const char*>(__builtin_return_address(0)) - 1);
 }
