@@ -8,8 +8,9 @@
 // (live_memory_hooks). Under sanitize=True the access hooks
 // (access_hooks.hpp) check each load and store of a kernel's thread against it, to the byte: an
 // access past the end or before the start of a storage, or into a freed one, is recorded as a
-// violation of the thread (operation::raw_access) and stops it. Memory it does not know (the
-// stack, globals, shared memory, allocations of other libraries) is not checked. A storage
+// violation of the thread (operation::raw_access) and stops it, as is one into the guarded region
+// the storages lie apart in (guarded_arena.hpp) that no storage holds. Memory it does not know
+// (the stack, globals, shared memory, allocations of other libraries) is not checked. A storage
 // allocated fresh under sanitize=True holds the pattern unwritten_word in every byte nothing
 // wrote since (initcheck): a kernel's read of a word that still holds it is an
 // `uninitialized_read` record, as compute-sanitizer's initcheck reports a read of device memory
