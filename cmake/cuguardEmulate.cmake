@@ -18,8 +18,10 @@
 # thread, launch, kernel, and the allocation of the address); every load and store goes through
 # AddressSanitizer's callbacks, which cuguard defines, so that a kernel's raw accesses to
 # `__shared__` arrays and dynamic shared memory reach the race detector as a view's do (each
-# `__shared__` declaration of a .cu file is listed by name), and initcheck sees which bytes of
-# each cudaMalloc block a kernel reads before anything wrote them; leakcheck, initcheck and API
+# `__shared__` declaration of a .cu file is listed by name), a kernel's access past a block of
+# the runtime API (which lie 2 GiB apart in a guarded region of address space) is reported before
+# it happens, and initcheck sees which bytes of each cudaMalloc block a kernel reads before
+# anything wrote them; leakcheck, initcheck and API
 # errors are on (CUGUARD_EMULATION_LEAKCHECK, _INITCHECK, _API_ERRORS,
 # detail/platform/environment.hpp), and so are checks, where the target's CUGUARD_CHECKS property
 # does not say otherwise.

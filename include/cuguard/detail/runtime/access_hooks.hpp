@@ -18,9 +18,9 @@
 #include <cuguard/detail/runtime/init_check.hpp>
 #include <cuguard/detail/runtime/nvtx_injection.hpp> // IWYU pragma: export
 #include <cuguard/detail/runtime/nvtx_memory.hpp>
+#include <cuguard/detail/runtime/live_memory.hpp>
 #if CUGUARD_IMPL_SANITIZE_STORAGES
 #  include <cuguard/detail/runtime/conversion_hooks.hpp> // IWYU pragma: export (the float-cast-overflow callbacks)
-#  include <cuguard/detail/runtime/live_memory.hpp>
 #endif
 
 #include <cstddef>
@@ -30,6 +30,8 @@
 extern "C" void* __asan_region_is_poisoned(void* begin, std::size_t size);
 extern "C" void __asan_get_shadow_mapping(std::size_t* scale, std::size_t* offset);
 extern "C" void __asan_report_error(void* pc, void* bp, void* sp, void* addr, int is_write, std::size_t size);
+extern "C" void __asan_poison_memory_region(const volatile void* addr, std::size_t size);
+extern "C" void __asan_unpoison_memory_region(const volatile void* addr, std::size_t size);
 #endif
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
@@ -73,6 +75,20 @@ struct raw_shared_access {
 
 inline thread_local bool in_access_hook = false;
 
+/// The runtime API's allocations in the guarded arena (backend::guard_blocks), as a sanitized
+/// build's access hooks are linked: an overrun by a kernel of up to 2 GiB past one is reported
+/// before it happens; with AddressSanitizer's runtime, the rest of a block's last page poisoned.
+inline bool guard_allocations() noexcept {
+#if !CUGUARD_IMPL_SANITIZE_STORAGES
+  backend::poison_bytes = &__asan_poison_memory_region;
+  backend::unpoison_bytes = &__asan_unpoison_memory_region;
+#endif
+  backend::guard_blocks.store(true);
+  return true;
+}
+/// (internal linkage: set by every sanitized translation unit's own copy as it loads)
+static const bool allocations_guarded = guard_allocations();
+
 #if !CUGUARD_IMPL_SANITIZE_STORAGES
 /// True if AddressSanitizer's shadow says some of the `n` bytes at `a` may not be accessed: its
 /// check, inline (a shadow byte k of a granule: 0 all of it addressable, 1 to 7 the first k
@@ -106,30 +122,31 @@ __attribute__((no_sanitize_address)) inline bool poisoned(std::uintptr_t a, std:
 
 #endif
 
-/// A load or store of `n` bytes at `p` by the code at `pc` (its frame `bp`): reported as
-/// AddressSanitizer reports a bad one (a sanitized extension: an emulated kernel's checked
-/// against the live memory, live_memory.hpp); one of an emulated kernel's threads to shared
-/// memory is noted for the race detector.
+/// A load or store of `n` bytes at `p` by the code at `pc` (its frame `bp`): one of an emulated
+/// kernel's threads checked against the live memory first (live_memory.hpp: a bad one is reported
+/// and stops the thread before it happens), then reported as AddressSanitizer reports a bad one
+/// (where its runtime is linked); one to shared memory is noted for the race detector.
 __attribute__((no_sanitize_address)) inline void on_access(void* p, std::size_t n, bool write, void* pc, void* bp,
                                                             void* sp) {
   if (engine::hooks_paused != 0) return;
-#if CUGUARD_IMPL_SANITIZE_STORAGES
-  (void)bp, (void)sp;
-#else
-  if (n != 0 && poisoned(reinterpret_cast<std::uintptr_t>(p), n))
-    if (void* bad = __asan_region_is_poisoned(p, n)) __asan_report_error(pc, bp, sp, bad, write ? 1 : 0, n);
-#endif
   const auto a = reinterpret_cast<std::uintptr_t>(p);
-  if (engine::current_runner == nullptr || engine::current_thread == nullptr || in_access_hook) return;
-  in_access_hook = true;
+  const bool kernel = engine::current_runner != nullptr && engine::current_thread != nullptr && !in_access_hook;
   // (an atomic's access is at the line of its call)
   const bool atomic = engine::atomic_depth > 0;
   const char* const at = static_cast<const char*>(atomic ? engine::atomic_caller : pc) - 1;
-#if CUGUARD_IMPL_SANITIZE_STORAGES
-  // (a bad access stops the thread: the flag is cleared first)
-  if (n != 0 && platform::running != nullptr)
+  if (kernel && n != 0 && platform::running != nullptr) {
+    in_access_hook = true; // (a bad access stops the thread: the flag is cleared first)
     check_live_access(*platform::running, a, n, write, at, [] { in_access_hook = false; });
+    in_access_hook = false;
+  }
+#if CUGUARD_IMPL_SANITIZE_STORAGES
+  (void)bp, (void)sp;
+#else
+  if (n != 0 && poisoned(a, n))
+    if (void* bad = __asan_region_is_poisoned(p, n)) __asan_report_error(pc, bp, sp, bad, write ? 1 : 0, n);
 #endif
+  if (!kernel) return;
+  in_access_hook = true;
   // (plain flags first: this function is not sanitized, so the sanitized functions it calls are
   // not inlined into it, and each of their accesses comes back here)
   if (__atomic_load_n(&shadowing_any, __ATOMIC_ACQUIRE)) shadow_access(a, n, write, at);

@@ -18,8 +18,13 @@
 #  define CUGUARD_IMPL_INITCHECK 0
 #endif
 #include <cuguard/lifetime.hpp>
-#if CUGUARD_IMPL_SANITIZE_STORAGES
-#  include <cuguard/detail/runtime/live_memory.hpp> // (a sanitized extension: its allocations are live memory)
+// A sanitized build's allocations are live memory (live_memory.hpp), against which the access
+// hooks check kernels' accesses: a sanitized extension's, and cuguard_emulate(... SANITIZE)'s.
+#if CUGUARD_IMPL_SANITIZE_STORAGES || (CUGUARD_IMPL_INITCHECK && CUGUARD_IMPL_ASAN_RUNTIME)
+#  include <cuguard/detail/runtime/live_memory.hpp>
+#  define CUGUARD_IMPL_LIVE_ALLOCATIONS 1
+#else
+#  define CUGUARD_IMPL_LIVE_ALLOCATIONS 0
 #endif
 
 #include <cuda_runtime.h>
@@ -168,11 +173,13 @@ inline cudaError_t allocate(void** p, std::size_t bytes, memory_space space, con
 #endif
   const cuda::std::source_location site =
       CUGUARD_IMPL_CHECKS || listing || shadowing ? call_site(call) : cuda::std::source_location{};
+  bool guarded = false;
   {
     std::lock_guard<std::mutex> lock(backend::memory().mutex);
     backend::emulated_block& b = backend::memory().blocks[reinterpret_cast<std::uintptr_t>(*p)];
     b.call = call;
     b.function = site.function_name();
+    guarded = b.guarded;
   }
   if (listing) list_leaks_at_exit();
 #if CUGUARD_IMPL_INITCHECK
@@ -181,11 +188,17 @@ inline cudaError_t allocate(void** p, std::size_t bytes, memory_space space, con
 #if CUGUARD_IMPL_CHECKS
   track(*p, bytes, call, space, space == memory_space::pinned ? -1 : 0, site);
 #endif
-#if CUGUARD_IMPL_SANITIZE_STORAGES
-  // (8 bytes past it that no other memory holds: the allocator's chunk header)
-  text what = "the memory of a ";
+#if CUGUARD_IMPL_LIVE_ALLOCATIONS
+  // (past it, the rest of its last page in the guarded arena, or the allocator's chunk header)
+  if (guarded) live().guard(guarded_arena::get()->begin(), guarded_arena::get()->end());
+  const std::size_t n = bytes == 0 ? 1 : bytes;
+  text what = space == memory_space::pinned ? "pinned host memory allocated by " : "device memory allocated by ";
   what << call;
-  live().add(reinterpret_cast<std::uintptr_t>(*p), bytes, 8, kept_text(static_cast<text&&>(what)));
+  if (*site.function_name() != '\0') what << " in " << site.function_name();
+  live().add(reinterpret_cast<std::uintptr_t>(*p), bytes, guarded ? backend::page_bytes(n) - bytes : 8,
+             kept_text(static_cast<text&&>(what)));
+#else
+  (void)guarded;
 #endif
   return cudaSuccess;
 }
@@ -213,8 +226,9 @@ inline cudaError_t free_block(void* p, bool host, const char* call) {
     drop_shadow(p, when.c_str());
   }
 #endif
-#if CUGUARD_IMPL_SANITIZE_STORAGES
-  live().remove(reinterpret_cast<std::uintptr_t>(p), false); // (its memory may be reused at once)
+#if CUGUARD_IMPL_LIVE_ALLOCATIONS
+  // (a guarded block's addresses are held back from reuse: a later access is a use after free)
+  live().remove(reinterpret_cast<std::uintptr_t>(p), block.guarded);
 #endif
   backend::free_in(p, block.space);
   return cudaSuccess;

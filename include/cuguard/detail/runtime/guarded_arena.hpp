@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
-// Where a sanitized extension's tensor storages live under emulation (cuguard.torch.load(...,
-// sanitize=True)): one region of address space reserved at the first allocation, inaccessible
+// Where a sanitized build's device memory lives under emulation (cuguard.torch.load(...,
+// sanitize=True): the tensor storages; cuguard_emulate(... SANITIZE): the runtime API's
+// allocations): one region of address space reserved at the first allocation, inaccessible
 // (PROT_NONE) but for the pages of the blocks handed out, each followed by `gap` bytes that no
-// block ever holds. An access past a storage by up to the gap lands in the region and outside
-// every storage, which the live memory (live_memory.hpp) reports before the access happens; an
-// access the check does not see would fault there. Without a region (the address space is
-// full: a GPU's runtime reserves much of it) or room in it, the caller allocates as before.
+// block ever holds. An access past a block by up to the gap lands in the region and outside
+// every block, which the live memory (live_memory.hpp) reports before the access happens; an
+// access the check does not see would fault there. A block given back is inaccessible at once,
+// and its addresses are handed out again only after `held_blocks` later blocks were given back,
+// so that a late access to it is a use after free, not an access to a new block. Without a
+// region (the address space is full: a GPU's runtime reserves much of it) or room in it, the
+// caller allocates as before.
 #pragma once
 
 #include <cuguard/config.hpp>
@@ -18,6 +22,7 @@
 #include <iterator>
 #include <map>
 #include <mutex>
+#include <utility>
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
 namespace detail {
@@ -51,15 +56,40 @@ class guarded_arena {
     return nullptr;
   }
 
-  /// The block at `p` (from allocate) given back: its pages returned to the system, inaccessible.
+  /// The block at `p` (from allocate) given back: its pages returned to the system, inaccessible;
+  /// its addresses free again once `held_blocks` more blocks were given back.
   void release(void* p) {
     std::lock_guard<std::mutex> lock(mutex_);
     const auto it = used_.find(reinterpret_cast<std::uintptr_t>(p));
     if (it == used_.end()) return;
-    std::uintptr_t at = it->first;
-    std::size_t size = it->second;
+    const std::uintptr_t at = it->first;
+    const std::size_t size = it->second;
     used_.erase(it);
     ::mmap(p, size - gap, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+    std::pair<std::uintptr_t, std::size_t>& slot = held_[held_next_++ % held_blocks];
+    if (held_next_ > held_blocks) free_run(slot); // (the oldest held: free again)
+    slot = {at, size};
+  }
+
+  /// True if `a` lies in the region.
+  bool contains(std::uintptr_t a) const noexcept { return a - begin_ < size_; }
+  std::uintptr_t begin() const noexcept { return begin_; }
+  std::uintptr_t end() const noexcept { return begin_ + size_; }
+  /// The blocks handed out and not given back.
+  std::size_t blocks() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return used_.size();
+  }
+
+  /// Blocks given back whose addresses are not handed out yet (of the region's 8192).
+  static constexpr std::size_t held_blocks = 1024;
+
+ private:
+  guarded_arena(std::uintptr_t begin, std::size_t size) : begin_(begin), size_(size) { free_[begin] = size; }
+  /// The run [at, at + size) free again, merged with the free runs around it.
+  void free_run(std::pair<std::uintptr_t, std::size_t> run) {
+    std::uintptr_t at = run.first;
+    std::size_t size = run.second;
     const auto after = free_.find(at + size);
     if (after != free_.end()) {
       size += after->second;
@@ -72,17 +102,6 @@ class guarded_arena {
     }
     free_[at] = size;
   }
-
-  std::uintptr_t begin() const noexcept { return begin_; }
-  std::uintptr_t end() const noexcept { return begin_ + size_; }
-  /// The blocks handed out and not given back.
-  std::size_t blocks() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return used_.size();
-  }
-
- private:
-  guarded_arena(std::uintptr_t begin, std::size_t size) : begin_(begin), size_(size) { free_[begin] = size; }
   static std::size_t round_up(std::size_t bytes) {
     const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
     return (bytes + page - 1) / page * page;
@@ -100,6 +119,8 @@ class guarded_arena {
   std::size_t size_;
   std::map<std::uintptr_t, std::size_t> free_; ///< free runs: first byte, bytes
   std::map<std::uintptr_t, std::size_t> used_; ///< blocks: first byte, bytes with their gap
+  std::pair<std::uintptr_t, std::size_t> held_[held_blocks] = {}; ///< given back, not free yet (a ring)
+  std::size_t held_next_ = 0;                                     ///< blocks given back so far
 };
 
 } // namespace emulated_runtime

@@ -96,8 +96,14 @@ class live_memory {
  public:
   /// A storage of `bytes` bytes at `begin`, `slack` bytes around it free of other memory.
   /// `fresh`: its bytes hold unwritten_word (fill_unwritten).
+  /// Freed storages held back whose memory it reuses are forgotten.
   void add(std::uintptr_t begin, std::size_t bytes, std::size_t slack, const char* what, bool fresh = false) {
     std::lock_guard<std::mutex> lock(mutex_);
+    const std::uintptr_t low = begin < slack ? 0 : begin - slack;
+    auto it = ranges_.lower_bound(low);
+    if (it != ranges_.begin() && std::prev(it)->first + std::prev(it)->second.bytes > low) it = std::prev(it);
+    while (it != ranges_.end() && it->first < begin + bytes + slack)
+      it = it->second.freed ? ranges_.erase(it) : std::next(it);
     ranges_[begin] = live_range{bytes, slack, what, nullptr, nullptr, 0, false, false, fresh};
     epoch_.fetch_add(1, std::memory_order_release);
   }
