@@ -61,7 +61,7 @@ struct ptr_access;
 /// offset from the first element of the bounds, the extent, the label, the thread and the launch.
 template <class T>
 class ptr : private detail::pointer_calls<T> {
-  static_assert(std::is_object<T>::value, "cuguard::ptr<T>: T must be an object type (not void or a function)");
+  static_assert(std::is_object<T>::value, "cuguard::ptr<T>: T must be an object type or void (not a function)");
 
   template <class>
   friend class ptr;
@@ -186,12 +186,13 @@ class ptr : private detail::pointer_calls<T> {
 namespace detail {
 /// The one door to a ptr's parts, for the functions beside it.
 struct ptr_access {
+  // (a ptr<void>'s: the bounds of its bytes)
   template <class T>
-  CUGUARD_HOST_DEVICE static constexpr pointer_bounds<T>& bounds(ptr<T>& p) noexcept {
+  CUGUARD_HOST_DEVICE static constexpr auto& bounds(ptr<T>& p) noexcept {
     return p.b_;
   }
   template <class T>
-  CUGUARD_HOST_DEVICE static constexpr const pointer_bounds<T>& bounds(const ptr<T>& p) noexcept {
+  CUGUARD_HOST_DEVICE static constexpr const auto& bounds(const ptr<T>& p) noexcept {
     return p.b_;
   }
   template <class T>
@@ -208,9 +209,71 @@ struct ptr_access {
 template <class T>
 struct argument_view<ptr<T>> {
   static constexpr bool value = true;
-  static checked_view<T, 1>& get(ptr<T>& p) noexcept { return ptr_access::bounds(p).view; }
+  static auto& get(ptr<T>& p) noexcept { return ptr_access::bounds(p).view; }
+};
+
+/// What ptr<void> and ptr<const void> are: the bounds of the bytes it may reach (`Byte`: unsigned
+/// char, const for ptr<const void>), made as a void* is, from a pointer or a ptr of any object
+/// type (const only into const); null, tested, compared; no access: ptr_cast<T> gives a ptr<T>
+/// back, bounded by the T that lie whole in the bytes.
+template <class Byte>
+class void_pointer {
+  using location = cuda::std::source_location;
+  using void_type = std::conditional_t<std::is_const<Byte>::value, const void, void>;
+
+ public:
+  using element_type = void_type;
+
+  void_pointer() = default;
+  CUGUARD_HOST_DEVICE void_pointer(std::nullptr_t) noexcept {}
+  /// From a U* that converts to a void_type*: in host code, bounded by the bytes of the tracked
+  /// allocation that holds it, as a ptr<T> is.
+  template <class U, std::enable_if_t<std::is_convertible<U*, void_type*>::value, int> = 0>
+  CUGUARD_HOST_DEVICE void_pointer(U* p, location where = location::current())
+      : b_(bounds_of(reinterpret_cast<Byte*>(static_cast<void_type*>(p)), where)) {}
+  /// From a ptr<U> (as a U* converts to void*): the bytes of its bounds.
+  template <class U, std::enable_if_t<std::is_convertible<U*, void_type*>::value && !std::is_void<U>::value, int> = 0>
+  CUGUARD_HOST_DEVICE void_pointer(const ptr<U>& q) noexcept : b_(recast<Byte>(ptr_access::bounds(q))) {}
+
+  CUGUARD_HOST_DEVICE explicit operator bool() const noexcept { return address() != 0; }
+  CUGUARD_HOST_DEVICE friend bool operator==(const void_pointer& a, std::nullptr_t) noexcept { return a.address() == 0; }
+  CUGUARD_HOST_DEVICE friend bool operator!=(const void_pointer& a, std::nullptr_t) noexcept { return a.address() != 0; }
+  CUGUARD_HOST_DEVICE friend bool operator==(const void_pointer& a, const void_pointer& b) noexcept {
+    return a.address() == b.address();
+  }
+  CUGUARD_HOST_DEVICE friend bool operator!=(const void_pointer& a, const void_pointer& b) noexcept {
+    return a.address() != b.address();
+  }
+
+ protected:
+  CUGUARD_HOST_DEVICE std::uintptr_t address() const noexcept {
+    return reinterpret_cast<std::uintptr_t>(b_.view.data()) + static_cast<std::uintptr_t>(b_.offset);
+  }
+  pointer_bounds<Byte> b_;
 };
 } // namespace detail
+
+/// A checked void*: the bytes it may reach, from a void*, a T* or a ptr<T> as a void* is made
+/// (a `void*` parameter or member, a table of addresses); `ptr_cast<T>(p)` gives the ptr<T> back,
+/// bounded by the T that lie whole in those bytes.
+template <>
+class ptr<void> : public detail::void_pointer<unsigned char> {
+  friend struct detail::ptr_access;
+
+ public:
+  using void_pointer::void_pointer;
+};
+
+/// A checked const void*: as ptr<void>, from pointers to const too.
+template <>
+class ptr<const void> : public detail::void_pointer<const unsigned char> {
+  friend struct detail::ptr_access;
+
+ public:
+  using void_pointer::void_pointer;
+  /// From a ptr<void>, as a void* converts to const void*.
+  CUGUARD_HOST_DEVICE ptr(const ptr<void>& q) noexcept { b_ = detail::recast<const unsigned char>(detail::ptr_access::bounds(q)); }
+};
 
 /// What `reinterpret_cast<U*>(p)` did, checked: a pointer to the U at p's address, whose
 /// accesses are checked against the U elements that lie whole in p's bounds (a float4 load

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 using cuguard::violation_kind;
@@ -99,6 +100,28 @@ __global__ void gather(gather_params p) {
     p.out[r * p.cols + c] = p.table[p.rows[r] * p.cols + c];
 }
 constexpr unsigned gather_line = __LINE__ - 2;
+
+/// A table of addresses as fused optimizers pass their tensor lists: void* members, each cast to
+/// the element type where it is used.
+struct tensor_table {
+  cuguard::ptr<void> addresses[3];
+  int sizes[3];
+};
+struct scale_functor {
+  __device__ void operator()(const tensor_table& t, int which, float by) const {
+    cuguard::ptr<float> x = cuguard::ptr_cast<float>(t.addresses[which]);
+    for (int i = static_cast<int>(threadIdx.x); i < t.sizes[which]; i += static_cast<int>(blockDim.x)) x[i] *= by;
+  }
+};
+constexpr unsigned scale_line = __LINE__ - 3;
+__global__ void scale_table(tensor_table t, float by) { scale_functor{}(t, static_cast<int>(blockIdx.x), by); }
+
+/// ptr<const void> from ptr<const float>, and back: the same bytes.
+__global__ void copy_through_void(cuguard::ptr<const float> in, cuguard::ptr<float> out, int n) {
+  const cuguard::ptr<const void> bytes = in;
+  const cuguard::ptr<const float> back = cuguard::ptr_cast<const float>(bytes);
+  for (int i = static_cast<int>(threadIdx.x); i < n; i += static_cast<int>(blockDim.x)) out[i] = back[i];
+}
 
 /// out[rows[i]] = 1: an index read from a view, through a pointer.
 __global__ void write_rows(cuguard::ptr<float> out, cuguard::checked_view<const int, 1> rows) {
@@ -277,6 +300,40 @@ CUGUARD_CHECKED_TEST("a struct of pointers converted on the host is checked agai
   CHECK(c.report.index[0] >= 12);
   CHECK(c.report.extent[0] == 12);
   CHECK(std::string(c.report.alloc_label) == "table");
+}
+
+TEST_CASE("a table of ptr<void> cast to float in a functor computes what void* did") {
+  cuguard::device_buffer<float> a(5, "a"), b(7, "b"), c(3, "c");
+  a.copy_from_host(std::vector<float>(5, 1.0f));
+  b.copy_from_host(std::vector<float>(7, 2.0f));
+  c.copy_from_host(std::vector<float>(3, 3.0f));
+  const ptr_tests::tensor_table t{{a.data(), b.data(), c.data()}, {5, 7, 3}};
+  cuguard::launch(ptr_tests::scale_table, 3, 4, t, 2.0f);
+  CHECK(a.to_host() == std::vector<float>(5, 2.0f));
+  CHECK(b.to_host() == std::vector<float>(7, 4.0f));
+  CHECK(c.to_host() == std::vector<float>(3, 6.0f));
+  cuguard::launch(ptr_tests::copy_through_void, 1, 4, b.data(), a.data(), 5);
+  CHECK(a.to_host() == std::vector<float>(5, 4.0f));
+}
+
+CUGUARD_CHECKED_TEST("a ptr<void> is bounded by its allocation's bytes: an overrun through its cast is reported") {
+  cuguard::device_buffer<float> a(5, "a"), b(7, "b");
+  const ptr_tests::tensor_table t{{a.data(), b.data(), a.data()}, {5, 8, 5}}; // b holds 7 floats, not 8
+  cuguard::launch(ptr_tests::scale_table, 2, 4, t, 2.0f);
+  const auto c = checked();
+  REQUIRE(c.thrown);
+  CHECK(c.report.line == ptr_tests::scale_line);
+  CHECK(c.report.index[0] == 7);
+  CHECK(c.report.extent[0] == 7);
+  CHECK(std::string(c.report.type) == "float");
+  CHECK(std::string(c.report.alloc_label) == "b");
+  static_assert(std::is_convertible<cuguard::ptr<float>, cuguard::ptr<void>>::value, "as float* to void*");
+  static_assert(std::is_convertible<cuguard::ptr<void>, cuguard::ptr<const void>>::value, "as void* to const void*");
+  static_assert(!std::is_convertible<cuguard::ptr<const float>, cuguard::ptr<void>>::value, "const stays");
+  static_assert(!std::is_convertible<cuguard::ptr<const void>, cuguard::ptr<void>>::value, "const stays");
+  const cuguard::ptr<void> none = nullptr;
+  CHECK(!none);
+  CHECK(cuguard::unchecked(cuguard::ptr<void>(a.data())) == static_cast<void*>(a.data()));
 }
 
 CUGUARD_CHECKED_TEST("a pointer made from a view is bounded by the view and named by its label") {
