@@ -75,15 +75,15 @@ struct raw_shared_access {
 
 inline thread_local bool in_access_hook = false;
 
-/// The runtime API's allocations in the guarded arena (backend::guard_blocks), as a sanitized
+/// The runtime API's allocations in the guarded arena (guard_blocks, guarded_arena.hpp), as a sanitized
 /// build's access hooks are linked: an overrun by a kernel of up to 2 GiB past one is reported
 /// before it happens; with AddressSanitizer's runtime, the rest of a block's last page poisoned.
 inline bool guard_allocations() noexcept {
 #if !CUGUARD_IMPL_SANITIZE_STORAGES
-  backend::poison_bytes = &__asan_poison_memory_region;
-  backend::unpoison_bytes = &__asan_unpoison_memory_region;
+  poison_bytes = &__asan_poison_memory_region;
+  unpoison_bytes = &__asan_unpoison_memory_region;
 #endif
-  backend::guard_blocks.store(true);
+  guard_blocks.store(true);
   return true;
 }
 /// (internal linkage: set by every sanitized translation unit's own copy as it loads)

@@ -195,7 +195,7 @@ inline cudaError_t allocate(void** p, std::size_t bytes, memory_space space, con
   text what = space == memory_space::pinned ? "pinned host memory allocated by " : "device memory allocated by ";
   what << call;
   if (*site.function_name() != '\0') what << " in " << site.function_name();
-  live().add(reinterpret_cast<std::uintptr_t>(*p), bytes, guarded ? backend::page_bytes(n) - bytes : 8,
+  live().add(reinterpret_cast<std::uintptr_t>(*p), bytes, guarded ? page_bytes(n) - bytes : 8,
              kept_text(static_cast<text&&>(what)));
 #else
   (void)guarded;

@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
@@ -122,6 +123,37 @@ class guarded_arena {
   std::pair<std::uintptr_t, std::size_t> held_[held_blocks] = {}; ///< given back, not free yet (a ring)
   std::size_t held_next_ = 0;                                     ///< blocks given back so far
 };
+
+/// Set where a sanitized build's access hooks check kernels' accesses against the live memory
+/// (access_hooks.hpp): the runtime API's blocks are then allocated in the guarded arena, so that
+/// a kernel's overrun of up to its gap is reported before it happens.
+inline std::atomic<bool> guard_blocks{false};
+/// AddressSanitizer's (un)poisoning, where its runtime is linked (set with guard_blocks): the
+/// bytes of a guarded block's last page past its end are poisoned, so that host code's overrun is
+/// reported too.
+inline void (*poison_bytes)(const volatile void*, std::size_t) = nullptr;
+inline void (*unpoison_bytes)(const volatile void*, std::size_t) = nullptr;
+
+/// The bytes of the pages that `bytes` bytes take.
+inline std::size_t page_bytes(std::size_t bytes) {
+  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  return (bytes + page - 1) / page * page;
+}
+
+/// `n` (> 0) bytes of the guarded arena, the rest of their last page poisoned; null where blocks
+/// are not guarded or the arena has no room.
+inline void* allocate_guarded(std::size_t n) {
+  guarded_arena* const arena = guard_blocks.load(std::memory_order_relaxed) ? guarded_arena::get() : nullptr;
+  void* const p = arena != nullptr ? arena->allocate(n) : nullptr;
+  if (p != nullptr && poison_bytes != nullptr) poison_bytes(static_cast<char*>(p) + n, page_bytes(n) - n);
+  return p;
+}
+
+/// The block of `n` bytes at `p` (from allocate_guarded) given back.
+inline void free_guarded(void* p, std::size_t n) {
+  if (unpoison_bytes != nullptr) unpoison_bytes(p, page_bytes(n));
+  guarded_arena::get()->release(p);
+}
 
 } // namespace emulated_runtime
 } // namespace detail

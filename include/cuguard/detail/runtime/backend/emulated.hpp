@@ -9,8 +9,8 @@
 #include <cuguard/detail/platform/emulated_thread.hpp>
 #include <cuguard/detail/record/channel.hpp>
 #include <cuguard/detail/record/device_state.hpp>
+#include <cuguard/detail/runtime/backend/emulated_memory.hpp>
 #include <cuguard/detail/runtime/error_exit.hpp>
-#include <cuguard/detail/runtime/guarded_arena.hpp>
 #include <cuguard/detail/runtime/kernel_arguments.hpp>
 #include <cuguard/detail/runtime/local_symbol.hpp>
 #include <cuguard/detail/runtime/source_lines.hpp>
@@ -22,7 +22,6 @@
 #include <vector_types.h>
 
 #include <dlfcn.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <cstddef>
@@ -46,103 +45,6 @@ namespace backend {
 /// Emulated launches run one at a time: no two kernels overlap.
 inline constexpr bool kernels_may_overlap = false;
 
-/// Memory as the backend lists it (device, managed and pinned host allocations), so that views
-/// can tell "device" memory (which host code must not touch) from plain host memory, and the
-/// emulated runtime API (emulated_runtime.hpp) can check the pointers it is given.
-struct emulated_block {
-  std::size_t bytes;
-  memory_space space;
-  const char* call = nullptr;     ///< the runtime API call that made it (null: a device_buffer)
-  const char* function = nullptr; ///< the function that called it, where known (for leakcheck)
-  bool listed = false;            ///< leakcheck listed it already (at a cudaDeviceReset)
-  const char* label = nullptr;    ///< its name (NVTX's nvtxMemRegionsName), kept for the process
-  bool guarded = false;           ///< in the guarded arena (guard_blocks)
-};
-struct emulated_memory {
-  std::mutex mutex;
-  std::map<std::uintptr_t, emulated_block> blocks;
-};
-inline emulated_memory& memory() {
-  static emulated_memory* const m = new emulated_memory; // never destroyed: frees may come late
-  return *m;
-}
-
-/// Set where a sanitized build's access hooks check kernels' accesses against the live memory
-/// (detail/runtime/access_hooks.hpp): blocks are then allocated in the guarded arena, so that a
-/// kernel's overrun of up to its gap is reported before it happens.
-inline std::atomic<bool> guard_blocks{false};
-/// AddressSanitizer's (un)poisoning, where its runtime is linked (set with guard_blocks): the
-/// bytes of a guarded block's last page past its end are poisoned, so that host code's overrun is
-/// reported too.
-inline void (*poison_bytes)(const volatile void*, std::size_t) = nullptr;
-inline void (*unpoison_bytes)(const volatile void*, std::size_t) = nullptr;
-
-/// The bytes of the pages that `bytes` bytes take.
-inline std::size_t page_bytes(std::size_t bytes) {
-  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-  return (bytes + page - 1) / page * page;
-}
-
-/// Allocates `bytes` (256-byte aligned, as cudaMalloc) listed as `space`: exactly `bytes` (at
-/// least one), so that AddressSanitizer reports an access past them, or (guard_blocks) in the
-/// guarded arena.
-inline status allocate_in(void** p, std::size_t bytes, memory_space space) {
-  *p = nullptr;
-  constexpr std::size_t most = std::size_t{1} << 40; // 1 TiB: more than a device has (and ASan's limit)
-  const std::size_t n = bytes == 0 ? 1 : bytes;
-  emulated_runtime::guarded_arena* const arena =
-      bytes <= most && guard_blocks.load(std::memory_order_relaxed) ? emulated_runtime::guarded_arena::get() : nullptr;
-  *p = arena != nullptr ? arena->allocate(n) : nullptr;
-  const bool guarded = *p != nullptr;
-  if (guarded && poison_bytes != nullptr) poison_bytes(static_cast<char*>(*p) + n, page_bytes(n) - n);
-  if (!guarded && (bytes > most || ::posix_memalign(p, 256, n) != 0)) {
-    *p = nullptr;
-    return 2; // cudaErrorMemoryAllocation
-  }
-  std::lock_guard<std::mutex> lock(memory().mutex);
-  emulated_block& b = memory().blocks[reinterpret_cast<std::uintptr_t>(*p)] = emulated_block{bytes, space};
-  b.guarded = guarded;
-  return 0;
-}
-/// The listed allocation that `p` lies in (one past the end of a zero-byte one counts as in it).
-inline bool find_block(const void* p, std::uintptr_t& begin, emulated_block& block) {
-  const auto addr = reinterpret_cast<std::uintptr_t>(p);
-  std::lock_guard<std::mutex> lock(memory().mutex);
-  auto it = memory().blocks.upper_bound(addr);
-  if (it == memory().blocks.begin()) return false;
-  --it;
-  if (addr - it->first >= (it->second.bytes == 0 ? 1 : it->second.bytes)) return false;
-  begin = it->first;
-  block = it->second;
-  return true;
-}
-/// Frees the allocation that starts at `p` if it is listed as `space`; false (nothing freed)
-/// otherwise.
-inline bool free_in(void* p, memory_space space) {
-  emulated_block block{};
-  {
-    std::lock_guard<std::mutex> lock(memory().mutex);
-    auto it = memory().blocks.find(reinterpret_cast<std::uintptr_t>(p));
-    if (it == memory().blocks.end() || it->second.space != space) return false;
-    block = it->second;
-    memory().blocks.erase(it);
-  }
-  if (!block.guarded) {
-    std::free(p);
-    return true;
-  }
-  if (unpoison_bytes != nullptr) unpoison_bytes(p, page_bytes(block.bytes == 0 ? 1 : block.bytes));
-  emulated_runtime::guarded_arena::get()->release(p);
-  return true;
-}
-
-inline status allocate_device(void** p, std::size_t bytes, cudaStream_t) {
-  return allocate_in(p, bytes, memory_space::device);
-}
-inline status free_device(void* p, cudaStream_t) {
-  free_in(p, memory_space::device);
-  return 0;
-}
 inline status copy(void* dst, const void* src, std::size_t bytes, cudaStream_t) {
   if (bytes != 0) std::memcpy(dst, src, bytes);
   return 0;
