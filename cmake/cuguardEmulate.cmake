@@ -1,4 +1,4 @@
-# cuguard_emulate(<target> [SANITIZE]): builds <target>, a program or library written for nvcc, with the
+# cuguard_emulate(<target> [SANITIZE] [POINTERS]): builds <target>, a program or library written for nvcc, with the
 # host compiler under emulation (cuguard::emulation), its sources unchanged. Each .cu source is
 # compiled as C++ from a copy in the build directory (so that the same .cu file can belong to a
 # GPU target of the same directory as well) in which `kernel<<<grid, block, shared, stream>>>(args)`
@@ -8,6 +8,11 @@
 # includes <cuguard/emulated_runtime.hpp>: the CUDA keywords, built-ins and runtime API
 # (cudaMalloc, streams, events, ...) that the sources expect from nvcc. Call it after the
 # target's sources are added.
+#
+# POINTERS makes the raw pointers of the device code checked in the build's copy (with checks on):
+# each T* parameter and local of a __global__ or __device__ function is a cuguard::ptr<T>, a
+# cast to a pointer type keeps its bounds, and a launch converts each T* argument on the host,
+# bounded by the allocation it points into (python/cuguard/pointers.py).
 #
 # SANITIZE adds what compute-sanitizer finds that views alone do not: the target is built with
 # AddressSanitizer and UndefinedBehaviorSanitizer's alignment, null and bounds checks
@@ -60,9 +65,19 @@ function(cuguard_impl_cccl_shadow out)
 endfunction()
 
 function(cuguard_emulate target)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "SANITIZE" "" "")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "SANITIZE;POINTERS" "" "")
   if(arg_UNPARSED_ARGUMENTS)
-    message(FATAL_ERROR "cuguard_emulate: unknown arguments '${arg_UNPARSED_ARGUMENTS}' (expected: <target> [SANITIZE])")
+    message(FATAL_ERROR "cuguard_emulate: unknown arguments '${arg_UNPARSED_ARGUMENTS}' (expected: <target> [SANITIZE] [POINTERS])")
+  endif()
+  set(pointers "")
+  get_property(script GLOBAL PROPERTY CUGUARD_IMPL_EMULATE_SCRIPT)
+  cmake_path(GET script PARENT_PATH script_dir)
+  set(pointers_script "${script_dir}/pointers.py")
+  if(EXISTS "${script_dir}/cuguard_pointers.py")
+    set(pointers_script "${script_dir}/cuguard_pointers.py")
+  endif()
+  if(arg_POINTERS)
+    set(pointers "--pointers")
   endif()
   if(NOT TARGET ${target})
     message(FATAL_ERROR "cuguard_emulate: '${target}' is not a target")
@@ -89,8 +104,8 @@ function(cuguard_emulate target)
       string(SUBSTRING "${hash}" 0 8 hash)
       set(generated "${out}/${name}.${hash}.cpp")
       add_custom_command(OUTPUT "${generated}"
-        COMMAND "${Python3_EXECUTABLE}" "${script}" "${abs}" "${generated}"
-        DEPENDS "${abs}" "${script}" DEPFILE "${generated}.d"
+        COMMAND "${Python3_EXECUTABLE}" "${script}" ${pointers} "${abs}" "${generated}"
+        DEPENDS "${abs}" "${script}" "${pointers_script}" DEPFILE "${generated}.d"
         COMMENT "cuguard_emulate: ${name} for the host compiler" VERBATIM)
       list(APPEND replaced "${generated}")
     else()

@@ -277,8 +277,11 @@ def _parameters_of(kernels, name):
     return f', ::cuguard::detail::parameter_names{{"{listed}"}}' if listed else ""
 
 
-def _launches(text, masked, path, torch):
-    """[(begin, end, replacement)] for every <<<...>>>(...) launch."""
+def _launches(text, masked, path, torch, pointers=False, deduced=()):
+    """[(begin, end, replacement)] for every <<<...>>>(...) launch (`pointers`: of kernels whose
+    raw pointers are checked, cuguard/pointers.py: a deduced template's pointer arguments made
+    checked pointers on the host, and a kernel of `deduced` called through its deducer, which
+    deduces its template arguments from the raw pointers)."""
     edits = []
     kernels = _kernel_parameters(masked)
     launch = "::cuguard::detail::torch_adapter::torch_launch" if torch else "::cuguard::detail::plain_launch"
@@ -314,8 +317,12 @@ def _launches(text, masked, path, torch):
             # The call's lambda comes first: GCC 12 fails (an internal compiler error) on the
             # pointer's lambda before it where the name has an enclosing lambda's local constant
             # (`k<scalar_t, DEGREE>` in a dispatch macro).
-            head = (f"::cuguard::detail::chevron_named<{launch}>("
-                    f"[&](auto&... cuguard_impl_params) {{ ({name})(cuguard_impl_params...); }}, "
+            call = f"({name})"
+            if pointers and re.sub(r"\s*<.*$", "", name, flags=re.S).split("::")[-1].strip() in deduced:
+                deducer = re.sub(r"([A-Za-z_]\w*)(\s*(?:<.*>)?)$", r"cuguard_impl_deduce_\1\2", name, flags=re.S)
+                call = f"({deducer}(::cuguard::detail::raw_argument(cuguard_impl_params)...))"
+            head = (f"::cuguard::detail::chevron_named<{launch}{', true' if pointers else ''}>("
+                    f"[&](auto&... cuguard_impl_params) {{ {call}(cuguard_impl_params...); }}, "
                     f"[&](auto cuguard_impl_tag) -> decltype({pointer}) {{ return {pointer}; }}, "
                     f"\"{name}\"{_parameters_of(kernels, name)}{newline * lines}, ")
         else:
@@ -881,7 +888,27 @@ def _found(name, here, include_dirs):
     return None, False
 
 
-def _includes(text, path, out_dir, headers, torch=False, include_dirs=(), words=None):
+def _pointer_edits(text, masked, words, deduced):
+    """cuguard/pointers.py's pointer_edits (imported beside this file where it runs as a script:
+    installed, cuguard_pointers.py)."""
+    if __package__:
+        from .pointers import pointer_edits
+    else:
+        here = os.path.dirname(os.path.abspath(__file__))
+        if here not in sys.path:
+            sys.path.insert(0, here)
+        pointer_edits = __import__("cuguard_pointers" if os.path.exists(os.path.join(here, "cuguard_pointers.py"))
+                                   else "pointers").pointer_edits
+    return pointer_edits(text, masked, words, deduced)
+
+
+def _has_device_functions(text):
+    """True if a header defines or declares __global__ or __device__ functions (whose raw
+    pointers a build with checked pointers makes checked: their callers pass checked ones)."""
+    return _DEVICE.search(_mask(text)) is not None
+
+
+def _includes(text, path, out_dir, headers, torch=False, include_dirs=(), words=None, pointers=False, deduced=None):
     """Edits naming each file a quoted #include finds beside `path` by its absolute path; where
     that file, or one an #include (quoted or in angle brackets) finds in `include_dirs` (the
     build's own include directories: tiny-cuda-nn's `<tiny-cuda-nn/common.h>`), holds a
@@ -889,7 +916,9 @@ def _includes(text, path, out_dir, headers, torch=False, include_dirs=(), words=
     (_chain_needs_translation; with `torch`, or a test of a tensor's device), and
     `out_dir` is given, by the path of its translation there (written as the source's is; nested
     headers too). `headers` collects the files found (a build's dependencies), `words` the
-    execution-space macros they define (_space_macros)."""
+    execution-space macros they define (_space_macros); with `pointers`, a header of device
+    functions is translated too (cuguard/pointers.py), `deduced` collecting its kernel templates'
+    deducers."""
     here = os.path.dirname(os.path.abspath(path))
     edits = []
     for m in _INCLUDE.finditer(text):
@@ -905,12 +934,14 @@ def _includes(text, path, out_dir, headers, torch=False, include_dirs=(), words=
             if words is not None:
                 _space_macros(content, words)
         if out_dir is not None:
-            if _chain_needs_translation(found, include_dirs) or (torch and _host_needs_translation(found, include_dirs)):
+            if _chain_needs_translation(found, include_dirs) or (torch and _host_needs_translation(found, include_dirs)) \
+                    or (pointers and _reaches(found, _has_device_functions, set(), include_dirs)):
                 digest = hashlib.sha1(found.encode("utf-8")).hexdigest()[:8]
                 target = os.path.join(out_dir, f"{os.path.basename(found)}.{digest}.h")
                 if not again:
                     _write_if_changed(target, translate(content, found, torch, out_dir, headers, header=True,
-                                                        include_dirs=include_dirs, words=words))
+                                                        include_dirs=include_dirs, words=words, pointers=pointers,
+                                                        deduced=deduced))
             elif not beside:
                 continue  # (found through the build's include directories, as the compiler finds it)
         edits.append((m.start(), m.end(), m.group(1) + '"' + target.replace("\\", "/") + '"'))
@@ -953,19 +984,25 @@ def macro_lines(flags):
     return "".join(lines)
 
 
-def translate(text, path, torch=False, out_dir=None, headers=None, header=False, include_dirs=(), macros="", words=None):
+def translate(text, path, torch=False, out_dir=None, headers=None, header=False, include_dirs=(), macros="", words=None,
+              pointers=False, deduced=None):
     """The build's copy of the CUDA source `text` read from `path` (see the module's doc). With
     `out_dir`, included headers that need it are translated there too (`headers` collects every
     file included; quoted includes are looked for beside the file, then in `include_dirs`);
     `header`: the copy of such a header (no prelude: its includer's came first); `macros`: lines
     written before everything else (macro_lines of nvcc's options); `words`: the execution-space
-    macros its includers defined (_space_macros)."""
+    macros its includers defined (_space_macros); `pointers`: the raw pointers of its device code
+    made checked (cuguard/pointers.py), its headers' too (`deduced`: the kernel templates given a
+    deducer in the headers translated so far)."""
     headers = [] if headers is None else headers
     masked = _mask(text)
     words = _space_macros(masked, {} if words is None else words)
-    included = _includes(text, path, out_dir, headers, torch, include_dirs, words)  # (first: their macros)
-    edits = _launches(text, masked, path, torch) + _argument_launches(text, masked, path, torch) + _registrations(text, masked, torch) + _device_arch(masked, words) + _asm_statements(text, masked) + _shared_alignas(masked) + _extern_shared(text, masked) + _shared_variables(text, masked) \
+    deduced = set() if deduced is None else deduced
+    included = _includes(text, path, out_dir, headers, torch, include_dirs, words, pointers, deduced)  # (first: their macros)
+    checked = _pointer_edits(text, masked, words, deduced) if pointers else []
+    edits = _launches(text, masked, path, torch, pointers, deduced) + _argument_launches(text, masked, path, torch) + _registrations(text, masked, torch) + _device_arch(masked, words) + _asm_statements(text, masked) + _shared_alignas(masked) + _extern_shared(text, masked) + _shared_variables(text, masked) \
         + included + _restricted_pointers(masked) + _cudacc(masked) + (_device_tests(masked) if torch else [])
+    edits += _without_overlaps(checked, edits)
     edits = sorted(edits + _without_overlaps(_gpu_casts(masked, _device_bodies(masked, words, host_device=True)), edits))
     pieces = _edited(text, edits, path)
     where = _source_name(path)
@@ -973,6 +1010,7 @@ def translate(text, path, torch=False, out_dir=None, headers=None, header=False,
     # other file a fraction of a second).
     half = "#include <cuguard/detail/emulation/half_intrinsics.hpp>\n" if _HALF.search(masked) else ""
     half += PTX_INTERPRETER if _ASM.search(masked) else ""
+    half += "#include <cuguard/detail/view/pointer_translation.hpp>\n" if pointers else ""
     if header:
         return f"// generated by cuguard from {where}: its <<<>>> launches and extern __shared__ arrays for emulation\n" \
                f"{half}#line 1 \"{where}\"\n" + "".join(pieces)
@@ -1243,13 +1281,13 @@ def _write_if_changed(output, text):
         f.write(text)
 
 
-def translate_file(source, output, torch=False, include_dirs=(), macros=""):
+def translate_file(source, output, torch=False, include_dirs=(), macros="", pointers=False):
     """Writes translate() of `source` to `output` (the headers it includes that need translating
     beside it), and `output`.d, the files it read, as a compiler's depfile."""
     headers = []
     with open(source, encoding="utf-8") as f:
         text = translate(f.read(), source, torch, os.path.dirname(os.path.abspath(output)), headers,
-                         include_dirs=include_dirs, macros=macros)
+                         include_dirs=include_dirs, macros=macros, pointers=pointers)
     _write_if_changed(output, text)
     escape = lambda p: p.replace("\\", "/").replace(" ", "\\ ")  # noqa: E731
     _write_if_changed(output + ".d", f"{escape(output)}: {' '.join(escape(p) for p in [os.path.abspath(source)] + headers)}\n")
@@ -1310,12 +1348,14 @@ def main(argv):
         shadow_cccl(argv[1], argv[2])
         return 0
     torch = "--torch" in argv
-    rest = [a for a in argv if a != "--torch"]
+    pointers = "--pointers" in argv
+    rest = [a for a in argv if a not in ("--torch", "--pointers")]
     if len(rest) != 2:
-        print("usage: emulate.py [--torch] SOURCE.cu OUTPUT.cpp | emulate.py --cccl CCCL_INCLUDE_DIR OUT_DIR", file=sys.stderr)
+        print("usage: emulate.py [--torch] [--pointers] SOURCE.cu OUTPUT.cpp | emulate.py --cccl CCCL_INCLUDE_DIR OUT_DIR",
+              file=sys.stderr)
         return 2
     try:
-        translate_file(rest[0], rest[1], torch)
+        translate_file(rest[0], rest[1], torch, pointers=pointers)
     except TranslationError as e:
         print(f"{e}: error: cuguard cannot build this file under emulation", file=sys.stderr)
         return 1

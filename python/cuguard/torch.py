@@ -293,12 +293,13 @@ def _nvcc_macros(cuda_flags):
     return macro_lines(list(common) + [os.fspath(f) for f in cuda_flags or []])
 
 
-def _translated(sources, folder, include_dirs=(), macros=""):
+def _translated(sources, folder, include_dirs=(), macros="", pointers=False):
     """The sources with each .cu replaced by its translation for the host compiler (in `folder`),
     its first lines `macros` (_nvcc_macros), and each C++ source that tests a tensor's device
     (`x.is_cuda()`, its headers' too) by its copy where that test has the emulated device's meaning
     (emulate.translate_host). Quoted includes are looked for beside each file, then in
-    `include_dirs` (the extension's own, not cuguard's)."""
+    `include_dirs` (the extension's own, not cuguard's); `pointers`: the raw pointers of their
+    device code made checked (cuguard/pointers.py)."""
     out = []
     for src in sources:
         src = os.fspath(src)
@@ -306,7 +307,7 @@ def _translated(sources, folder, include_dirs=(), macros=""):
         digest = hashlib.sha1(path.encode()).hexdigest()[:8]  # one copy per file, even of one name
         target = os.path.join(folder, f"{os.path.basename(src)}.{digest}.cpp")
         if src.endswith(".cu"):
-            translate_file(path, target, torch=True, include_dirs=include_dirs, macros=macros)
+            translate_file(path, target, torch=True, include_dirs=include_dirs, macros=macros, pointers=pointers)
             out.append(target)
         elif src.endswith((".cpp", ".cc", ".cxx", ".c++", ".C")) and translate_host_file(path, target, include_dirs):
             out.append(target)
@@ -322,7 +323,13 @@ def _build_directory(name, kwargs):
     return _cpp._get_build_directory(name, kwargs.get("verbose", False))
 
 
-def load(name, sources, checks=True, sanitize=False, **kwargs):
+def _pointers_on_gpu(pointers):
+    if pointers:
+        raise NotImplementedError("cuguard.torch: pointers=True builds under emulation only (CUGUARD_EMULATION=1); "
+                                  "on a GPU, rename the kernels' T* parameters to cuguard::ptr<T> (docs/pytorch.md)")
+
+
+def load(name, sources, checks=True, sanitize=False, pointers=False, **kwargs):
     """torch.utils.cpp_extension.load(name, sources, **kwargs) for sources that use cuguard: with
     nvcc on a GPU, else under emulation (see the module's doc). extra_include_paths,
     extra_cflags, extra_cuda_cflags and extra_ldflags given are kept, after cuguard's (under
@@ -338,6 +345,12 @@ def load(name, sources, checks=True, sanitize=False, **kwargs):
     (the kernel argument that pointed into it, its element type and count). The module's
     functions are wrapped to tell it the storages of their tensor arguments.
 
+    pointers=True (with checks on) makes the raw pointers of the kernels and device functions
+    checked in the build's copy of the sources, the files unchanged (cuguard/pointers.py): each T*
+    parameter and local a cuguard::ptr<T>, bounded by the tensor storage its launch argument
+    points into, a cast keeping the bounds; an access outside them is reported as a renamed
+    pointer's is (IndexError naming the parameter, the offset, the extent and the line).
+
     In a torch.distributed job, a report raised by a function of the module names the rank and
     the world size, is written to stderr at once, and this rank's process group is destroyed so
     that the other ranks do not wait for it (CUGUARD_DISTRIBUTED_ABORT=0: kept)."""
@@ -348,6 +361,7 @@ def load(name, sources, checks=True, sanitize=False, **kwargs):
         # Made where it is missing, on a GPU as under emulation (PyTorch's load expects it).
         os.makedirs(kwargs["build_directory"], exist_ok=True)
     if on_gpu() and not sanitize:
+        _pointers_on_gpu(pointers)
         kwargs["extra_cflags"] = [_checks_flag(checks)] + list(kwargs.get("extra_cflags") or [])
         kwargs["extra_cuda_cflags"] = ["--expt-relaxed-constexpr", _checks_flag(checks)] + \
             list(kwargs.get("extra_cuda_cflags") or [])
@@ -364,7 +378,8 @@ def load(name, sources, checks=True, sanitize=False, **kwargs):
     kwargs["extra_cflags"] = _emulated_flags(checks, sanitize, kwargs.get("extra_cflags"))
     kwargs["extra_ldflags"] = ["-ldl"] + list(kwargs.get("extra_ldflags") or [])
     folder = os.path.join(build, "cuguard_emulated")
-    translated = _translated(sources, folder, own_includes, macros) + ([_storage_source(folder)] if storages else [])
+    translated = _translated(sources, folder, own_includes, macros, pointers and storages) + \
+        ([_storage_source(folder)] if storages else [])
     module = _cpp.load(name, translated, **kwargs)
     # (is_python_module=False gives no module to wrap: ops registered with TORCH_LIBRARY)
     return _wrap_functions(module, True) if storages and isinstance(module, types.ModuleType) else module
@@ -376,17 +391,19 @@ def _with_flags(extra_compile_args, key, flags):
     return args
 
 
-def CUDAExtension(name, sources, *args, checks=True, sanitize=False, **kwargs):  # noqa: N802 (torch's name)
+def CUDAExtension(name, sources, *args, checks=True, sanitize=False, pointers=False, **kwargs):  # noqa: N802 (torch's name)
     """torch.utils.cpp_extension.CUDAExtension for sources that use cuguard (setup.py, with
     BuildExtension): built by nvcc on a GPU, else a CppExtension of the same sources under
     emulation, whose .cu files are translated into build/cuguard_emulated/<name>/ when setup.py
     runs. sanitize=True: as load's (under emulation, raw accesses checked against the live
     storages); the module's functions are not wrapped, so the storages of tensors made before
-    the module was imported are not known to it (load's are, for each call)."""
+    the module was imported are not known to it (load's are, for each call). pointers=True: as
+    load's."""
     own_includes = [os.fspath(d) for d in kwargs.get("include_dirs") or []]
     kwargs["include_dirs"] = get_include() + list(kwargs.get("include_dirs") or [])
     extra = kwargs.pop("extra_compile_args", {})
     if on_gpu() and not sanitize:
+        _pointers_on_gpu(pointers)
         extra = _with_flags(extra, "cxx", [_checks_flag(checks)])
         extra = _with_flags(extra, "nvcc", ["--expt-relaxed-constexpr", _checks_flag(checks)])
         folder = os.path.join("build", "cuguard", name.replace(".", "_"))
@@ -399,7 +416,8 @@ def CUDAExtension(name, sources, *args, checks=True, sanitize=False, **kwargs): 
     kwargs["include_dirs"] = _emulation_includes(os.path.abspath(os.path.join("build", "cuguard_cccl"))) + kwargs["include_dirs"]
     os.makedirs(folder, exist_ok=True)
     libraries = kwargs.pop("libraries", None) or []
-    translated = _translated(sources, folder, own_includes, macros) + ([_storage_source(folder)] if checks or sanitize else [])
+    translated = _translated(sources, folder, own_includes, macros, pointers and (checks or sanitize)) + \
+        ([_storage_source(folder)] if checks or sanitize else [])
     flags = _emulated_flags(checks, sanitize, extra)
     return _cpp.CppExtension(name, translated, *args, extra_compile_args=flags,
                              libraries=list(libraries) + ["dl"], **kwargs)

@@ -484,3 +484,37 @@ def test_casts_to_integers_in_device_code_convert_as_the_gpu_does():
     assert "(float)(int)x" in lines[4]  # (an asm statement's operand: left as written)
     assert lines[5] == f"  return {cast}<unsigned int>(f(x, p, s, n));"
     assert lines[7:9] == ["__device__ void g(int);", "int host(float x) { return (int)x; }"]
+
+
+def pointers(text):
+    """The translated text with checked pointers (cuguard/pointers.py), after its #line directive
+    and before the registrations of its kernels."""
+    out = emulate.translate(text, "/src/k.cu", pointers=True)
+    assert "#include <cuguard/detail/view/pointer_translation.hpp>" in out
+    return out.partition('#line 1 "/src/k.cu"\n')[2].split(" static const bool cuguard_impl_kernel_")[0]
+
+
+PTR = "::cuguard::ptr"
+CAST = "::cuguard::detail::pointer_cast"
+
+
+def test_pointer_parameters_of_device_code_become_checked_pointers():
+    assert pointers("__global__ void k(const float* __restrict__ a, T* b, int n, void* s = nullptr, float* const c) {}") == \
+        f"__global__ void k({PTR}<const float> a, {PTR}<T> b, int n, {PTR}<void> s = nullptr, const {PTR}<float> c) {{}}"
+    assert pointers("__device__ float f(float const* p);") == f"__device__ float f({PTR}<float const> p);"
+    # Host code calls these with host pointers; pointers to pointers and function pointers stay.
+    for kept in ("__host__ __device__ void f(float* p) {}", "void f(float* p) {}", "__global__ void k(float** p) {}",
+                 "__global__ void k(void (*f)(int*)) {}"):
+        assert pointers(kept) == kept
+
+
+def test_locals_casts_and_element_addresses_keep_the_bounds():
+    src = ("__global__ void k(const float* in, float* out) {\n"
+           "  const vec3* p = (const vec3*)in;\n  auto* q = out + 1;\n  float *a = out, *b = out;\n"
+           "  float4 v = reinterpret_cast<const float4*>(in)[0];\n  atomicAdd(&out[2], v.x & in[0]);\n}")
+    assert pointers(src) == (
+        f"__global__ void k({PTR}<const float> in, {PTR}<float> out) {{\n"
+        f"  {PTR}<const vec3> p = {CAST}<const vec3>(in);\n  auto q = out + 1;\n  float *a = out, *b = out;\n"
+        f"  float4 v = {CAST}<const float4>(in)[0];\n  atomicAdd((out + (2)), v.x & in[0]);\n}}")
+    # A deduced launch converts its pointer arguments on the host.
+    assert "chevron_named<::cuguard::detail::plain_launch, true>(" in pointers("void f() { k<<<1, 1>>>(p); }")

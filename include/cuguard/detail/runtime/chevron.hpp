@@ -7,6 +7,7 @@
 
 #include <cuguard/config.hpp>
 #include <cuguard/launch.hpp>
+#include <cuguard/ptr.hpp>
 #if CUGUARD_EMULATION
 #  include <cuguard/detail/emulation/grid_barrier.hpp>
 #  include <cuguard/detail/runtime/emulated_device.hpp>
@@ -97,18 +98,40 @@ struct chevron_launch {
   }
 };
 
+/// An argument of a launch whose kernel's raw pointers the build made checked (a file translated
+/// with checked pointers, cuguard/pointers.py): a T* is a cuguard::ptr<T>, converted on the host
+/// (its bounds: the allocation or tensor it points into), so that a kernel template's arguments
+/// are deduced from it as from the T*; anything else as it is.
+template <bool CheckedPointers, class A>
+struct launch_argument_type {
+  using type = A;
+};
+#if CUGUARD_IMPL_CHECKS
+template <class T>
+struct launch_argument_type<true, T*> {
+  using type = std::conditional_t<std::is_object<T>::value || std::is_void<T>::value, ptr<T>, T*>;
+};
+#endif
+template <bool CheckedPointers, class A>
+using launch_argument_t = typename launch_argument_type<CheckedPointers, A>::type;
+template <bool CheckedPointers, class A>
+launch_argument_t<CheckedPointers, std::decay_t<A>> launch_argument(A&& a) {
+  return std::forward<A>(a);
+}
+
 /// `kernel<<<config>>>` for a kernel template whose template arguments the launch's arguments
 /// deduce, as nvcc deduces them: each thread calls `call(args...)`, which deduces them and
 /// converts the arguments as a call does; the launch's parameters are the arguments' types, and
 /// reports name the kernel as the launch spells it.
-template <class Launch, class Call>
+template <class Launch, class Call, bool CheckedPointers = false>
 struct deduced_chevron_launch {
   Call call;
   launch_config config;
 
   template <class... Args>
   void operator()(Args&&... args) const {
-    Launch::run(config, &deduced_kernel<Call, std::decay_t<Args>...>, call, std::forward<Args>(args)...);
+    Launch::run(config, &deduced_kernel<Call, launch_argument_t<CheckedPointers, std::decay_t<Args>>...>, call,
+                launch_argument<CheckedPointers>(std::forward<Args>(args))...);
   }
 };
 
@@ -138,7 +161,8 @@ chevron_launch<Launch, Call, Params...> make_chevron(void (*kernel)(Params...), 
 /// the loop over a block's threads). `pointer(0)` is the kernel's pointer where `name` names one
 /// function; where it names a template whose arguments the call deduces, it is not viable, and
 /// the launch takes its parameters from its arguments (deduced_chevron_launch).
-template <class Launch, class Call, class Pointer>
+/// (`CheckedPointers`: the kernel's raw pointers are checked, launch_argument.)
+template <class Launch, bool CheckedPointers = false, class Call, class Pointer>
 auto chevron_named(Call call, Pointer pointer, const char* name, const cuda::std::source_location& site, dim3 grid,
                    dim3 block, std::size_t shared_bytes = 0, cudaStream_t stream = nullptr) {
   if constexpr (std::is_invocable<Pointer, int>::value) {
@@ -146,7 +170,7 @@ auto chevron_named(Call call, Pointer pointer, const char* name, const cuda::std
                                 launch_config(grid, block, shared_bytes, Launch::stream(stream), nullptr, site));
   } else {
     (void)pointer;
-    return deduced_chevron_launch<Launch, Call>{
+    return deduced_chevron_launch<Launch, Call, CheckedPointers>{
         call, launch_config(grid, block, shared_bytes, Launch::stream(stream), name, site)};
   }
 }
@@ -159,11 +183,11 @@ struct parameter_names {
 };
 
 /// chevron_named for a kernel whose declaration the translator read: its parameters named.
-template <class Launch, class Call, class Pointer>
+template <class Launch, bool CheckedPointers = false, class Call, class Pointer>
 auto chevron_named(Call call, Pointer pointer, const char* name, parameter_names parameters,
                    const cuda::std::source_location& site, dim3 grid, dim3 block, std::size_t shared_bytes = 0,
                    cudaStream_t stream = nullptr) {
-  auto launch = chevron_named<Launch>(call, pointer, name, site, grid, block, shared_bytes, stream);
+  auto launch = chevron_named<Launch, CheckedPointers>(call, pointer, name, site, grid, block, shared_bytes, stream);
   launch.config.parameters = parameters.list;
   return launch;
 }

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: Apache-2.0
+// What a kernel's source, translated to checked pointers by the build (python/cuguard/pointers.py:
+// its T* parameters and locals are cuguard::ptr<T>), calls where it cast a pointer: a cast to
+// U* (C-style, reinterpret_cast, static_cast from void*) keeps a ptr's bounds, in bytes, as
+// ptr_cast does, const or not as the cast says; a raw pointer or an integer casts as it did. And
+// where a launch deduces a translated kernel template's arguments: from the raw pointers.
+#pragma once
+
+#include <cuguard/config.hpp>
+#include <cuguard/detail/view/ptr_bounds.hpp>
+#include <cuguard/ptr.hpp>
+
+#include <cstddef>
+#include <type_traits>
+
+CUGUARD_IMPL_BEGIN_NAMESPACE
+namespace detail {
+
+#if CUGUARD_IMPL_CHECKS
+
+template <class Bounds>
+struct bounds_element;
+template <class T>
+struct bounds_element<pointer_bounds<T>> {
+  using type = T;
+};
+
+/// `(U*)p` of a ptr: a ptr<U> over the U that lie whole in p's bytes (ptr<void>: the bytes).
+template <class U, class T>
+CUGUARD_HOST_DEVICE ptr<U> pointer_cast(const ptr<T>& p) noexcept {
+  ptr<U> cast;
+  auto& bounds = ptr_access::bounds(cast);
+  bounds = recast<typename bounds_element<std::remove_reference_t<decltype(bounds)>>::type>(ptr_access::bounds(p));
+  return cast;
+}
+
+#endif
+
+/// A launch's argument as the kernel's unchanged signature takes it (a ptr: its T*), for the
+/// function a translated kernel template's arguments are deduced with (pointers.py).
+template <class A>
+CUGUARD_HOST_DEVICE constexpr const A& raw_argument(const A& a) noexcept {
+  return a;
+}
+#if CUGUARD_IMPL_CHECKS
+template <class T>
+CUGUARD_HOST_DEVICE T* raw_argument(const ptr<T>& p) noexcept {
+  return unchecked(p);
+}
+#endif
+
+/// `(U*)p` of a raw pointer: as written (a pointer made in device code has no bounds to keep).
+template <class U, class T>
+CUGUARD_HOST_DEVICE U* pointer_cast(T* p) noexcept {
+  // (as the C-style cast the source wrote, which may drop const)
+  return const_cast<U*>(reinterpret_cast<const volatile U*>(p));
+}
+
+/// `(U*)nullptr`.
+template <class U>
+CUGUARD_HOST_DEVICE U* pointer_cast(std::nullptr_t) noexcept {
+  return nullptr;
+}
+
+/// `(U*)n` of an integer (an address computed as a number): as written.
+template <class U, class I, std::enable_if_t<std::is_integral<I>::value, int> = 0>
+CUGUARD_HOST_DEVICE U* pointer_cast(I n) noexcept {
+  return reinterpret_cast<U*>(n);
+}
+
+} // namespace detail
+CUGUARD_IMPL_END_NAMESPACE

@@ -1,0 +1,223 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Checked pointers by the build: the edits that make a CUDA source's raw pointers in device code
+cuguard::ptr, the user's file unchanged (the build's copy; emulate.translate applies them with
+``pointers=True``).
+
+In each function defined or declared ``__global__`` or ``__device__`` (not ``__host__
+__device__``, which host code calls with host pointers):
+
+* a parameter ``T* name`` (``const T*``, ``T const*``, with ``__restrict__``, a default, a
+  ``const`` after the star) is ``::cuguard::ptr<T> name``: its accesses are checked against the
+  allocation or tensor the launch's argument points into;
+* a local ``T* name = ...;`` or ``T* name;`` (one declarator; ``auto* name`` is ``auto name``) is
+  ``::cuguard::ptr<T> name``, so that a pointer computed from a parameter (``out + row * n``)
+  keeps its bounds;
+* a cast to a pointer type, ``(U*)e``, ``reinterpret_cast<U*>(e)`` or ``static_cast<U*>(e)``, is
+  ``::cuguard::detail::pointer_cast<U>(e)``: a checked pointer's bounds, in bytes, kept
+  (detail/view/pointer_translation.hpp), a raw pointer or an integer cast as written;
+* ``&name[i]`` of a parameter or local made checked is ``(name + (i))``: a pointer to an element
+  keeps its bounds.
+
+Pointers to pointers, arrays of pointers, function pointers and declarations of several
+declarators are left as written.
+"""
+import re
+
+import sys
+
+if __package__:
+    from .emulate import _function_at, _match_forward, _operand_end, _space_macros, _spelled, _top_level_pieces
+else:  # (beside emulate.py run as a script: installed as cuguard_pointers.py beside cuguard_emulate.py)
+    _emulate = sys.modules["__main__"] if hasattr(sys.modules["__main__"], "_function_at") else __import__("emulate")
+    _function_at, _match_forward, _operand_end = _emulate._function_at, _emulate._match_forward, _emulate._operand_end
+    _space_macros, _spelled, _top_level_pieces = _emulate._space_macros, _emulate._spelled, _emulate._top_level_pieces
+
+__all__ = ["pointer_edits", "DEDUCE", "PRELUDE"]
+
+PRELUDE = "#include <cuguard/detail/view/pointer_translation.hpp>\n"
+PTR = "::cuguard::ptr"
+CAST = "::cuguard::detail::pointer_cast"
+
+_KEYWORD = re.compile(r"\b(?:__global__|__device__)\b")
+# A type as a declaration spells it before its star: qualifiers, a (qualified) name with template
+# arguments, qualifiers after.
+_TYPE = r"(?:(?:const|volatile|unsigned|signed|struct|typename)\s+)*(?:::\s*)?[A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*" \
+        r"(?:\s*<[^;{}()]*?>)?(?:\s+(?:const|volatile|int|long|short|char))*"
+_PARAMETER = re.compile(r"^(\s*)(" + _TYPE + r")\s*\*\s*((?:(?:__restrict__|__restrict|const|volatile)\s*)*)"
+                        r"([A-Za-z_]\w*)?(\s*(?:=[\s\S]*)?)$")
+_NOT_TYPES = {"return", "case", "goto", "delete", "else", "do", "throw", "typedef", "using", "extern", "new", "sizeof"}
+_LOCAL = re.compile(r"(?<=[;{}(])(\s*)(?!(?:" + "|".join(sorted(_NOT_TYPES)) + r")\b)(" + _TYPE + r")\s*\*\s*"
+                    r"((?:(?:__restrict__|__restrict|const)\s*)*)([A-Za-z_]\w*)\s*(?=[=;])")
+_CAST_TYPE = r"(" + _TYPE + r")\s*\*\s*"
+_NAMED_CAST = re.compile(r"\b(?:reinterpret_cast|static_cast)\s*<\s*" + _CAST_TYPE + r">\s*\(")
+_C_CAST = re.compile(r"\(\s*" + _CAST_TYPE + r"\)")
+_ELEMENT_ADDRESS = re.compile(r"&\s*([A-Za-z_]\w*)\s*\[")
+
+
+def _pointer_type(spelled):
+    """The element type of ``cuguard::ptr<...>`` for a type spelled before a star ("" where it is
+    not one to make checked)."""
+    words = spelled.split()
+    if not words or words[0] in _NOT_TYPES or "__shared__" in words or "static" in words:
+        return ""
+    return " ".join(w for w in words if w not in ("struct",))
+
+
+def _parameter(piece):
+    """The parameter `piece` as a checked pointer, or None where it is not a pointer to make one."""
+    m = _PARAMETER.match(piece)
+    if m is None or "*" in m.group(2) or "(" in piece.split("=")[0]:
+        return None
+    element = _pointer_type(m.group(2))
+    if not element:
+        return None
+    top_const = "const " if re.search(r"\bconst\b", m.group(3)) else ""
+    name = f" {m.group(4)}" if m.group(4) else ""
+    return f"{m.group(1)}{top_const}{PTR}<{element}>{name}{m.group(5)}"
+
+
+def _functions(masked, words):
+    """[(head, keyword, paren, close, body)] of the functions defined or declared __global__ or
+    __device__ (not __host__ __device__), spelled so or by a macro of `words`; body None for a
+    declaration."""
+    device = [n for n, spelled in words.items() if _KEYWORD.search(spelled)]
+    keyword = re.compile(r"\b(?:__global__|__device__" + "".join("|" + re.escape(n) for n in device) + r")\b")
+    found = []
+    for m in keyword.finditer(masked):
+        head, paren, close, body = _function_at(masked, m)
+        if paren < 0 or close < 0 or re.search(r"[;{}=]", masked[m.end():paren]):
+            continue
+        if "__host__" in _spelled(masked[head:paren], words):
+            continue
+        found.append((head, "__global__" if "__global__" in _spelled(m.group(0), words) else "__device__", paren, close,
+                      body))
+    return found
+
+
+def _parameter_edits(text, masked, paren, close, checked):
+    edits = []
+    at = paren + 1
+    for piece in _top_level_pieces(masked[paren + 1:close]):
+        new = _parameter(text[at:at + len(piece)]) if "*" in piece else None
+        if new is not None:
+            edits.append([(at, at + len(piece), new)])
+            name = re.search(r"([A-Za-z_]\w*)\s*(?:=|$)", piece.split("=")[0] + "=")
+            if name:
+                checked.add(name.group(1))
+        at += len(piece) + 1
+    return edits
+
+
+def _local_edits(masked, begin, end, checked):
+    edits = []
+    for m in _LOCAL.finditer(masked, begin, end):
+        element = _pointer_type(m.group(2))
+        statement_end = masked.find(";", m.end())
+        if not element or statement_end < 0 or "," in _top_level(masked[m.end():statement_end]):
+            continue
+        top_const = "const " if re.search(r"\bconst\b", m.group(3)) else ""
+        declared = "auto" if element in ("auto", "const auto") else f"{PTR}<{element}>"
+        declared = "const auto" if element == "const auto" else declared
+        edits.append([(m.start(2), m.end(4), f"{top_const}{declared} {m.group(4)}")])
+        checked.add(m.group(4))
+    return edits
+
+
+def _top_level(text):
+    """`text` with what its brackets enclose blanked (the commas of a declaration's own level)."""
+    out, depth = [], 0
+    for c in text:
+        depth += c in "([{<"
+        depth -= c in ")]}>" and depth > 0
+        out.append(c if depth == 0 or c in "([{<" else " ")
+    return "".join(out)
+
+
+def _cast_edits(masked, begin, end):
+    edits = []
+    for m in _NAMED_CAST.finditer(masked, begin, end):
+        edits.append([(m.start(), m.end(), f"{CAST}<{m.group(1).strip()}>(")])
+    for m in _C_CAST.finditer(masked, begin, end):
+        before = masked[begin:m.start()].rstrip()
+        word = re.search(r"\w+$", before)
+        if not before or (word is not None and word.group(0) not in ("return", "case", "else", "do")) \
+                or before[-1] in ")]>":
+            continue  # (a declaration's parameters, a call's arguments: not a cast)
+        operand = _operand_end(masked, m.end())
+        if operand < 0 or operand > end or not masked[m.end():operand].strip():
+            continue
+        edits.append([(m.start(), m.end(), f"{CAST}<{m.group(1).strip()}>("), (operand, operand, ")")])
+    return edits
+
+
+def _address_edits(masked, begin, end, checked):
+    edits = []
+    for m in _ELEMENT_ADDRESS.finditer(masked, begin, end):
+        before = masked[begin:m.start()].rstrip()
+        if m.group(1) not in checked or (before and (before[-1].isalnum() or before[-1] in "_)]")):
+            continue  # (`a & b[i]`: a bitwise and)
+        close = _match_forward(masked, m.end() - 1, "[", "]")
+        after = masked[close + 1:close + 3].lstrip() if close > 0 else "."
+        if close < 0 or after[:1] in (".", "[") or after.startswith("->"):
+            continue  # (&p[i].m, &p[i][j]: the address of a part)
+        edits.append([(m.start(), m.end(), f"({m.group(1)} + ("), (close, close + 1, "))")])
+    return edits
+
+
+DEDUCE = "cuguard_impl_deduce_"
+
+
+def _template_arguments(head):
+    """The arguments that name a template's parameters as declared in `head` (``typename T, int
+    N, class... Ts``: ``T, N, Ts...``), or None where one cannot be read."""
+    names = []
+    for piece in _top_level_pieces(head):
+        declared = piece.split("=")[0]
+        found = re.findall(r"[A-Za-z_]\w*", declared)
+        if not found or found[-1] in ("typename", "class"):
+            return None
+        names.append(found[-1] + ("..." if "..." in declared else ""))
+    return ", ".join(names)
+
+
+def _deducer(text, masked, head, paren, close):
+    """After a kernel template's definition: a function of its unchanged parameters that gives the
+    kernel's instance their types deduce (``cuguard_impl_deduce_k(raw...)``), so that a launch
+    whose arguments are checked pointers deduces its template arguments as nvcc does from the
+    raw ones (emulate.py's launches call it); "" for a kernel that is not a template."""
+    template = ([None] + list(re.finditer(r"\btemplate\s*<", masked[head:paren])))[-1]
+    name = re.search(r"([A-Za-z_]\w*)\s*$", masked[head:paren])
+    if template is None or name is None:
+        return ""
+    opening = head + template.end() - 1
+    closing = _match_forward(masked, opening, "<", ">")
+    arguments = _template_arguments(masked[opening + 1:closing]) if closing > 0 else None
+    if arguments is None:
+        return ""
+    kernel = f"{name.group(1)}<{arguments}>"
+    parameters = " ".join(text[paren + 1:close].split())
+    return (f" template <{' '.join(text[opening + 1:closing].split())}> auto "
+            f"{DEDUCE}{name.group(1)}({parameters}) -> decltype(&{kernel}) {{ return &{kernel}; }}")
+
+
+def pointer_edits(text, masked, words=None, deduced=None):
+    """[[(begin, end, replacement), ...]] that make the raw pointers of `text`'s device code
+    checked (see the module's doc), each the edits of one change (a cast's two ends); `masked` is
+    the text with comments and literals blanked. `deduced` collects the names of the kernel
+    templates given a deducer (_deducer)."""
+    words = _space_macros(masked, {} if words is None else dict(words))
+    edits = []
+    for head, keyword, paren, close, body in _functions(masked, words):
+        checked = set()
+        edits += _parameter_edits(text, masked, paren, close, checked)
+        if body is None:
+            continue
+        deducer = _deducer(text, masked, head, paren, close) if keyword == "__global__" and checked else ""
+        if deducer:
+            edits.append([(body[1] + 1, body[1] + 1, deducer)])
+            if deduced is not None:
+                deduced.add(re.search(r"([A-Za-z_]\w*)\s*$", masked[head:paren]).group(1))
+        edits += _local_edits(masked, body[0], body[1], checked)
+        edits += _cast_edits(masked, body[0], body[1])
+        edits += _address_edits(masked, body[0], body[1], checked)
+    return edits

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: Apache-2.0
+// Raw-pointer kernels as extensions write them, unchanged, built by cuguard_emulate(... POINTERS):
+// a pointer cast to a small vector type and to float4, a pointer passed on to a device helper
+// (and an element's address), a local pointer moved along a row, a deduced template launch, a
+// void* parameter cast where it is used. With `plant`, each kernel is told of one element more
+// than its buffer holds; the test matches each report's line, pointer and extent.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+struct vec3 {
+  float x, y, z;
+};
+
+// The sum of the three floats at p.
+__device__ float sum3(const float* p) { return p[0] + p[1] + p[2]; }
+
+// out[i] = x + y + z of point i, read as a vec3 through a cast of the float buffer.
+__global__ void point_sums(const float* points, float* out, int n) {
+  const vec3* pts = (const vec3*)points;
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i < n) out[i] = pts[i].x + pts[i].y + sum3(&points[3 * i]) - pts[i].z - pts[i].y;
+}
+
+// out[4q..4q+3] = 2 * in[4q..4q+3], a float4 at a time.
+__global__ void twice4(const float* __restrict__ in, float* __restrict__ out, int quads) {
+  const int q = static_cast<int>(threadIdx.x);
+  if (q >= quads) return;
+  const float4 v = reinterpret_cast<const float4*>(in)[q];
+  reinterpret_cast<float4*>(out)[q] = make_float4(2 * v.x, 2 * v.y, 2 * v.z, 2 * v.w);
+}
+
+// Each row of `m` (rows x cols) set to its row number, through a pointer moved to the row.
+template <class T>
+__global__ void fill_rows(T* m, int rows, int cols) {
+  const int r = static_cast<int>(threadIdx.x);
+  if (r >= rows) return;
+  T* row = m + r * cols;
+  for (int c = 0; c < cols; ++c) row[c] = static_cast<T>(r);
+}
+
+// bytes[i] = i, through a void* cast where it is used.
+__global__ void count_bytes(void* buffer, int n) {
+  unsigned char* bytes = static_cast<unsigned char*>(buffer);
+  for (int i = static_cast<int>(threadIdx.x); i < n; i += static_cast<int>(blockDim.x)) bytes[i] = static_cast<unsigned char>(i);
+}
+
+int main(int argc, char** argv) {
+  const int plant = argc > 1 && std::strcmp(argv[1], "plant") == 0 ? 1 : 0;
+  float *points = nullptr, *sums = nullptr, *in = nullptr, *out = nullptr, *m = nullptr;
+  void* buffer = nullptr;
+  if (cudaMalloc(&points, 4 * 3 * sizeof(float)) != cudaSuccess || cudaMalloc(&sums, 4 * sizeof(float)) != cudaSuccess ||
+      cudaMalloc(&in, 8 * sizeof(float)) != cudaSuccess || cudaMalloc(&out, 8 * sizeof(float)) != cudaSuccess ||
+      cudaMalloc(&m, 3 * 5 * sizeof(float)) != cudaSuccess || cudaMalloc(&buffer, 16) != cudaSuccess)
+    return 1;
+  std::vector<float> host(12);
+  for (int i = 0; i < 12; ++i) host[static_cast<std::size_t>(i)] = static_cast<float>(i);
+  cudaMemcpy(points, host.data(), 12 * sizeof(float), cudaMemcpyHostToDevice);
+  cudaMemcpy(in, host.data(), 8 * sizeof(float), cudaMemcpyHostToDevice);
+  point_sums<<<1, 32>>>(points, sums, 4 + plant);
+  cudaDeviceSynchronize();
+  twice4<<<1, 32>>>(in, out, 2 + plant);
+  cudaDeviceSynchronize();
+  fill_rows<<<1, 32>>>(m, 3 + plant, 5);
+  cudaDeviceSynchronize();
+  count_bytes<<<1, 32>>>(buffer, 16 + plant);
+  cudaDeviceSynchronize();
+  std::vector<float> s(4), o(8), rows(15);
+  std::vector<unsigned char> b(16);
+  cudaMemcpy(s.data(), sums, 4 * sizeof(float), cudaMemcpyDeviceToHost);
+  cudaMemcpy(o.data(), out, 8 * sizeof(float), cudaMemcpyDeviceToHost);
+  cudaMemcpy(rows.data(), m, 15 * sizeof(float), cudaMemcpyDeviceToHost);
+  cudaMemcpy(b.data(), buffer, 16, cudaMemcpyDeviceToHost);
+  std::printf("sums %g %g %g %g; doubled %g %g; rows %g %g %g; bytes %d %d\n", s[0], s[1], s[2], s[3], o[0], o[7], rows[0],
+              rows[5], rows[14], b[1], b[15]);
+  for (void* p : {static_cast<void*>(points), static_cast<void*>(sums), static_cast<void*>(in), static_cast<void*>(out),
+                  static_cast<void*>(m), buffer})
+    cudaFree(p);
+  return 0;
+}

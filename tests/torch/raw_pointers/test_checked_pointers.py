@@ -1,0 +1,72 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The raw-pointer extension of test_raw_pointers.py (ops.cu, ops.cpp) built unchanged with
+checks=True and pointers=True: the build makes its kernels' raw pointers checked (cuguard/pointers.py),
+so that it computes what it computed and its planted off-by-ones (a read one past an input, a
+write one past an output through a pointer passed on to a device helper, a float4 read past the
+last whole float4, a kernel template deduced at its launch) are IndexErrors naming the line, the
+kernel's parameter, the offset and the extent, as the hand-renamed ops_ptr.cu's are; the next
+call works. Under emulation (a GPU build names pointers=True an error)."""
+import os
+import pathlib
+
+import pytest
+import torch
+
+import cuguard.torch
+
+from test_ptr_adoption import each_op_matches_its_reference
+from test_raw_pointers import each_empty_tensor_is_a_null_pointer, fps_reference, marker_line, points
+
+HERE = pathlib.Path(__file__).resolve().parent
+DEVICE = cuguard.torch.device()
+
+
+def build(name, **kwargs):
+    root = os.environ.get("CUGUARD_RAW_POINTERS_BUILD_DIR") or str(HERE / "build")
+    return cuguard.torch.load(name, [HERE / "ops.cpp", HERE / "ops.cu"], build_directory=os.path.join(root, name),
+                              verbose=False, **kwargs)
+
+
+@pytest.fixture(scope="module")
+def checked():
+    if DEVICE == "cuda":
+        with pytest.raises(NotImplementedError, match="pointers=True builds under emulation only"):
+            build("cuguard_checked_pointers", checks=True, pointers=True)
+        pytest.skip("pointers=True builds under emulation only")
+    return build("cuguard_checked_pointers", checks=True, pointers=True)
+
+
+def report_of(call):
+    with pytest.raises(IndexError) as caught:
+        call()
+    return str(caught.value)
+
+
+def test_checked_pointers_compute_what_raw_pointers_computed(checked):
+    each_op_matches_its_reference(checked)
+    each_empty_tensor_is_a_null_pointer(checked)
+
+
+def test_a_read_one_past_an_input_is_reported_with_the_parameter_and_the_line(checked):
+    src, ptr = points()
+    report = report_of(lambda: checked.fps(src.to(DEVICE), ptr.to(DEVICE), 20, 1))
+    assert report.startswith("cuguard: out-of-bounds access through pointer 'src' const double[2100]: offset 2100 >= "
+                             "extent 2100\n"), report
+    assert f"ops.cu:{marker_line('raw-ops: fps read')} in " in report
+    assert torch.equal(checked.fps(src.to(DEVICE), ptr.to(DEVICE), 20, 0).cpu(), fps_reference(src, ptr, 20))
+
+
+def test_a_write_one_past_an_output_of_a_deduced_template_is_reported(checked):
+    table = torch.randn(50, 33)
+    report = report_of(lambda: checked.gather_rows(table.to(DEVICE), torch.tensor([1, 2, 3]).to(DEVICE), 1))
+    assert report.startswith("cuguard: out-of-bounds access through pointer 'out' float[99]: offset 99 >= extent 99\n"
+                             "  the pointer is into a tensor's storage (396 bytes)\n"), report
+    assert f"ops.cu:{marker_line('raw-ops: gather write')} in " in report
+
+
+def test_a_float4_read_past_the_last_whole_float4_is_reported(checked):
+    x = torch.arange(10, dtype=torch.float32)
+    report = report_of(lambda: checked.twice(x.to(DEVICE), 1))
+    assert report.startswith("cuguard: out-of-bounds access through pointer 'x' const float4[2]: offset 2 >= extent 2\n"), \
+        report
+    assert f"ops.cu:{marker_line('raw-ops: float4 read')} in " in report
