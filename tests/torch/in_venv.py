@@ -33,5 +33,6 @@ sys.exit(subprocess.run([str(python), "-m", "pytest", "-q", "-rs", "-p", "no:cac
                          str(root / "tests/torch/aten_style/test_aten_style.py"),
                          str(root / "tests/torch/raw_pointers/test_raw_pointers.py"),
                          str(root / "tests/torch/raw_pointers/test_ptr_adoption.py"),
+                         str(root / "tests/torch/raw_pointers/test_checked_pointers.py"),
                          str(root / "tests/torch/raw_pointers/test_distributed.py"),
                          str(root / "tests/torch/idioms/test_idioms.py")], cwd=work, env=env).returncode)
