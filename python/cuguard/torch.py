@@ -29,7 +29,7 @@ import types
 import torch as _torch
 
 from . import cuda_home, get_include
-from .emulate import macro_lines, shadow_cccl, shadow_torch, translate_file, translate_host_file
+from .emulate import macro_lines, shadow_cccl, shadow_torch, translate_file, translate_host_file, translate_nvcc_file
 
 # (Quietly: without a CUDA build of Torch the import prints that no CUDA runtime was found.)
 with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
@@ -323,10 +323,21 @@ def _build_directory(name, kwargs):
     return _cpp._get_build_directory(name, kwargs.get("verbose", False))
 
 
-def _pointers_on_gpu(pointers):
-    if pointers:
-        raise NotImplementedError("cuguard.torch: pointers=True builds under emulation only (CUGUARD_EMULATION=1); "
-                                  "on a GPU, rename the kernels' T* parameters to cuguard::ptr<T> (docs/pytorch.md)")
+def _checked_for_nvcc(sources, folder, include_dirs=()):
+    """The sources with each .cu replaced by its copy for nvcc (in `folder`) whose device code's
+    raw pointers are checked (emulate.translate_nvcc: cuguard/pointers.py)."""
+    out = []
+    for src in sources:
+        src = os.fspath(src)
+        if not src.endswith(".cu"):
+            out.append(src)
+            continue
+        path = os.path.abspath(src)
+        digest = hashlib.sha1(path.encode()).hexdigest()[:8]
+        target = os.path.join(folder, f"{os.path.basename(src)}.{digest}.cu")
+        translate_nvcc_file(path, target, include_dirs)
+        out.append(target)
+    return out
 
 
 def load(name, sources, checks=True, sanitize=False, pointers=False, **kwargs):
@@ -346,10 +357,11 @@ def load(name, sources, checks=True, sanitize=False, pointers=False, **kwargs):
     functions are wrapped to tell it the storages of their tensor arguments.
 
     pointers=True (with checks on) makes the raw pointers of the kernels and device functions
-    checked in the build's copy of the sources, the files unchanged (cuguard/pointers.py): each T*
-    parameter and local a cuguard::ptr<T>, bounded by the tensor storage its launch argument
-    points into, a cast keeping the bounds; an access outside them is reported as a renamed
-    pointer's is (IndexError naming the parameter, the offset, the extent and the line).
+    checked in the build's copy of the sources, the files unchanged, for nvcc as under emulation
+    (cuguard/pointers.py): each T* parameter and local a cuguard::ptr<T>, bounded by the tensor
+    storage (on a GPU: the caching allocator's block) its launch argument points into, a cast
+    keeping the bounds; an access outside them is reported as a renamed pointer's is (IndexError
+    naming the parameter, the offset, the extent and the line).
 
     In a torch.distributed job, a report raised by a function of the module names the rank and
     the world size, is written to stderr at once, and this rank's process group is destroyed so
@@ -361,11 +373,12 @@ def load(name, sources, checks=True, sanitize=False, pointers=False, **kwargs):
         # Made where it is missing, on a GPU as under emulation (PyTorch's load expects it).
         os.makedirs(kwargs["build_directory"], exist_ok=True)
     if on_gpu() and not sanitize:
-        _pointers_on_gpu(pointers)
         kwargs["extra_cflags"] = [_checks_flag(checks)] + list(kwargs.get("extra_cflags") or [])
         kwargs["extra_cuda_cflags"] = ["--expt-relaxed-constexpr", _checks_flag(checks)] + \
             list(kwargs.get("extra_cuda_cflags") or [])
-        extra = [_trace_source(os.path.join(_build_directory(name, kwargs), "cuguard"))] if checks else []
+        own = os.path.join(_build_directory(name, kwargs), "cuguard")
+        sources = _checked_for_nvcc(sources, own, own_includes) if pointers and checks else sources
+        extra = [_trace_source(own)] if checks else []
         module = _cpp.load(name, [os.fspath(s) for s in sources] + extra, **kwargs)
         return _wrap_functions(module, False) if checks and isinstance(module, types.ModuleType) else module
     macros = _nvcc_macros(kwargs.pop("extra_cuda_cflags", None))
@@ -403,11 +416,12 @@ def CUDAExtension(name, sources, *args, checks=True, sanitize=False, pointers=Fa
     kwargs["include_dirs"] = get_include() + list(kwargs.get("include_dirs") or [])
     extra = kwargs.pop("extra_compile_args", {})
     if on_gpu() and not sanitize:
-        _pointers_on_gpu(pointers)
         extra = _with_flags(extra, "cxx", [_checks_flag(checks)])
         extra = _with_flags(extra, "nvcc", ["--expt-relaxed-constexpr", _checks_flag(checks)])
         folder = os.path.join("build", "cuguard", name.replace(".", "_"))
-        sources = list(sources) + ([_trace_source(folder)] if checks else [])
+        os.makedirs(folder, exist_ok=True)
+        sources = _checked_for_nvcc(sources, folder, own_includes) if pointers and checks else list(sources)
+        sources = sources + ([_trace_source(folder)] if checks else [])
         return _cpp.CUDAExtension(name, sources, *args, extra_compile_args=extra, **kwargs)
     macros = _nvcc_macros(extra.get("nvcc") if isinstance(extra, dict) else None)
     if isinstance(extra, dict):

@@ -518,3 +518,16 @@ def test_locals_casts_and_element_addresses_keep_the_bounds():
         f"  float4 v = {CAST}<const float4>(in)[0];\n  atomicAdd((out + (2)), v.x & in[0]);\n}}")
     # A deduced launch converts its pointer arguments on the host.
     assert "chevron_named<::cuguard::detail::plain_launch, true>(" in pointers("void f() { k<<<1, 1>>>(p); }")
+
+
+def test_for_nvcc_only_the_pointers_change_and_a_template_launch_deduces_from_the_raw_arguments():
+    src = ("template <class T> __global__ void k(const T* in, T* out) { out[0] = in[0]; }\n"
+           "__global__ void plain(float* p) { extern __shared__ float s[]; p[0] = s[0]; }\n"
+           "void f(float* a, float* b) { k<<<1, 2>>>(a, b); plain<<<1, 1, 4>>>(a); }\n")
+    out = emulate.translate_nvcc(src, "/src/k.cu").partition('#line 1 "/src/k.cu"\n')[2]
+    assert out.splitlines()[0] == (
+        f"template <class T> __global__ void k({PTR}<const T> in, {PTR}<T> out) {{ out[0] = in[0]; }} "
+        "template <class T> auto cuguard_impl_deduce_k(const T* in, T* out) -> decltype(&k<T>) { return &k<T>; }")
+    assert out.splitlines()[1] == f"__global__ void plain({PTR}<float> p) {{ extern __shared__ float s[]; p[0] = s[0]; }}"
+    assert out.splitlines()[2] == ("void f(float* a, float* b) { static_cast<decltype(cuguard_impl_deduce_k(a, b))>(&k)"
+                                   "<<<1, 2>>>(a, b); plain<<<1, 1, 4>>>(a); }")

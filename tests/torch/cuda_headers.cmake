@@ -2,8 +2,9 @@
 # an extension built by torch.utils.cpp_extension would: the example ops (examples/torch) by
 # nvcc, and a binding file (host_only.cpp) by the host compiler, both with checks on. The objects
 # must hold cuguard's follower of the caching allocator's frees (the trace hook of Torch 2.2 and
-# later was found). Nothing is linked or run: there is no CUDA build of Torch's
-# libraries here.
+# later was found); and the raw-pointer extension (tests/torch/raw_pointers/ops.cu) with its
+# pointers checked by the build (emulate.py --nvcc, as cuguard.torch.load(..., pointers=True)
+# builds it on a GPU). Nothing is linked or run: there is no CUDA build of Torch's libraries here.
 set(torch_includes -I${HEADERS} -I${HEADERS}/torch/csrc/api/include -I${SOURCE_DIR}/include)
 foreach(dir IN LISTS CUDA_INCLUDE) # the toolkit's headers, and CCCL's (cuda/std) for the host compiler
   list(APPEND torch_includes -I${dir})
@@ -35,3 +36,16 @@ set(object "${BINARY_DIR}/host_only.o")
 compile("tests/torch/host_only.cpp (${CXX}, checks on)"
   ${CXX} ${common} -DCUGUARD_ENABLE_CHECKS=1 ${torch_includes} -c "${SOURCE_DIR}/tests/torch/host_only.cpp" -o "${object}")
 holds_follower("tests/torch/host_only.cpp" "${object}")
+
+# The raw-pointer extension's kernels with their pointers checked by the build, for nvcc.
+set(translated "${BINARY_DIR}/ops.pointers.cu")
+execute_process(COMMAND "${PYTHON}" "${SOURCE_DIR}/python/cuguard/emulate.py" --nvcc
+                        "${SOURCE_DIR}/tests/torch/raw_pointers/ops.cu" "${translated}" RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "emulate.py --nvcc failed on tests/torch/raw_pointers/ops.cu (${rc})")
+endif()
+execute_process(COMMAND "${PYTHON}" -c "import sysconfig; print(sysconfig.get_paths()['include'])"
+                OUTPUT_VARIABLE python_include OUTPUT_STRIP_TRAILING_WHITESPACE) # (torch/extension.h: Python.h)
+compile("tests/torch/raw_pointers/ops.cu, its pointers checked (nvcc, checks on)"
+  ${NVCC} ${common} -arch=sm_${ARCH} --expt-relaxed-constexpr -DCUGUARD_ENABLE_CHECKS=1 ${torch_includes}
+  -I${python_include} -c "${translated}" -o "${BINARY_DIR}/ops.pointers.o")

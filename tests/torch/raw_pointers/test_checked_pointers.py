@@ -5,7 +5,8 @@ so that it computes what it computed and its planted off-by-ones (a read one pas
 write one past an output through a pointer passed on to a device helper, a float4 read past the
 last whole float4, a kernel template deduced at its launch) are IndexErrors naming the line, the
 kernel's parameter, the offset and the extent, as the hand-renamed ops_ptr.cu's are; the next
-call works. Under emulation (a GPU build names pointers=True an error)."""
+call works. On a GPU the same copy is built by nvcc (its ops computed; a report there waits for
+the next cuguard::torch launch or check, which this extension does not call)."""
 import os
 import pathlib
 
@@ -29,14 +30,13 @@ def build(name, **kwargs):
 
 @pytest.fixture(scope="module")
 def checked():
-    if DEVICE == "cuda":
-        with pytest.raises(NotImplementedError, match="pointers=True builds under emulation only"):
-            build("cuguard_checked_pointers", checks=True, pointers=True)
-        pytest.skip("pointers=True builds under emulation only")
     return build("cuguard_checked_pointers", checks=True, pointers=True)
 
 
 def report_of(call):
+    if DEVICE == "cuda":
+        pytest.skip("built by nvcc, a <<<>>> launch is CUDA's own: the report waits for the next "
+                    "cuguard::torch::launch or check, which this extension does not call")
     with pytest.raises(IndexError) as caught:
         call()
     return str(caught.value)
