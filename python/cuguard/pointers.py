@@ -9,9 +9,10 @@ __device__``, which host code calls with host pointers):
 * a parameter ``T* name`` (``const T*``, ``T const*``, with ``__restrict__``, a default, a
   ``const`` after the star) is ``::cuguard::ptr<T> name``: its accesses are checked against the
   allocation or tensor the launch's argument points into;
-* a local ``T* name = ...;`` or ``T* name;`` (one declarator; ``auto* name`` is ``auto name``) is
-  ``::cuguard::ptr<T> name``, so that a pointer computed from a parameter (``out + row * n``)
-  keeps its bounds;
+* a local ``T* name = ...;`` or ``T* name;`` (one declarator, an array of them too; ``auto*
+  name`` is ``auto name``) is ``::cuguard::ptr<T> name``, so that a pointer computed from a
+  parameter (``out + row * n``) keeps its bounds, and a returned ``T*`` of a device function is
+  ``::cuguard::ptr<T>``;
 * a cast to a pointer type, ``(U*)e``, ``reinterpret_cast<U*>(e)`` or ``static_cast<U*>(e)``, is
   ``::cuguard::detail::pointer_cast<U>(e)``: a checked pointer's bounds, in bytes, kept
   (detail/view/pointer_translation.hpp), a raw pointer or an integer cast as written;
@@ -47,7 +48,10 @@ _PARAMETER = re.compile(r"^(\s*)(" + _TYPE + r")\s*\*\s*((?:(?:__restrict__|__re
                         r"([A-Za-z_]\w*)?(\s*(?:=[\s\S]*)?)$")
 _NOT_TYPES = {"return", "case", "goto", "delete", "else", "do", "throw", "typedef", "using", "extern", "new", "sizeof"}
 _LOCAL = re.compile(r"(?<=[;{}(])(\s*)(?!(?:" + "|".join(sorted(_NOT_TYPES)) + r")\b)(" + _TYPE + r")\s*\*\s*"
-                    r"((?:(?:__restrict__|__restrict|const)\s*)*)([A-Za-z_]\w*)\s*(?=[=;])")
+                    r"((?:(?:__restrict__|__restrict|const)\s*)*)([A-Za-z_]\w*)\s*(?=[=;\[])")
+# A function's head after its execution space: specifiers, then a pointer type it returns.
+_RETURNED = re.compile(r"((?:\s|\b(?:__forceinline__|__noinline__|inline|static|constexpr)\b)*)(" + _TYPE +
+                       r")\s*\*\s*((?:const\s*)?)([A-Za-z_]\w*)\s*$")
 _CAST_TYPE = r"(" + _TYPE + r")\s*\*\s*"
 _NAMED_CAST = re.compile(r"\b(?:reinterpret_cast|static_cast)\s*<\s*" + _CAST_TYPE + r">\s*\(")
 _C_CAST = re.compile(r"\(\s*" + _CAST_TYPE + r"\)")
@@ -77,9 +81,9 @@ def _parameter(piece):
 
 
 def _functions(masked, words):
-    """[(head, keyword, paren, close, body)] of the functions defined or declared __global__ or
-    __device__ (not __host__ __device__), spelled so or by a macro of `words`; body None for a
-    declaration."""
+    """[(head, keyword, paren, close, body, keyword_end)] of the functions defined or declared
+    __global__ or __device__ (not __host__ __device__), spelled so or by a macro of `words`; body
+    None for a declaration."""
     device = [n for n, spelled in words.items() if _KEYWORD.search(spelled)]
     keyword = re.compile(r"\b(?:__global__|__device__" + "".join("|" + re.escape(n) for n in device) + r")\b")
     found = []
@@ -90,8 +94,17 @@ def _functions(masked, words):
         if "__host__" in _spelled(masked[head:paren], words):
             continue
         found.append((head, "__global__" if "__global__" in _spelled(m.group(0), words) else "__device__", paren, close,
-                      body))
+                      body, m.end()))
     return found
+
+
+def _return_edit(masked, keyword_end, paren):
+    """The edit that makes a device function's returned T* a checked pointer (its body returns
+    one), or None."""
+    m = _RETURNED.match(masked, keyword_end, paren)
+    if m is None or not _pointer_type(m.group(2)) or _pointer_type(m.group(2)) in ("auto", "const auto"):
+        return None
+    return [(m.start(2), m.end(3), f"{PTR}<{_pointer_type(m.group(2))}> ")]
 
 
 def _parameter_edits(text, masked, paren, close, checked):
@@ -207,8 +220,10 @@ def pointer_edits(text, masked, words=None, deduced=None):
     templates given a deducer (_deducer)."""
     words = _space_macros(masked, {} if words is None else dict(words))
     edits = []
-    for head, keyword, paren, close, body in _functions(masked, words):
+    for head, keyword, paren, close, body, keyword_end in _functions(masked, words):
         checked = set()
+        returned = _return_edit(masked, keyword_end, paren) if keyword == "__device__" else None
+        edits += [returned] if returned else []
         edits += _parameter_edits(text, masked, paren, close, checked)
         if body is None:
             continue

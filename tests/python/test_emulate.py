@@ -516,6 +516,9 @@ def test_locals_casts_and_element_addresses_keep_the_bounds():
         f"__global__ void k({PTR}<const float> in, {PTR}<float> out) {{\n"
         f"  {PTR}<const vec3> p = {CAST}<const vec3>(in);\n  auto q = out + 1;\n  float *a = out, *b = out;\n"
         f"  float4 v = {CAST}<const float4>(in)[0];\n  atomicAdd((out + (2)), v.x & in[0]);\n}}")
+    # Arrays of pointers, and a device function's returned pointer.
+    assert pointers("__device__ const float* f(const float* m) { const float* both[2] = {m, m}; return both[1]; }") == \
+        f"__device__ {PTR}<const float> f({PTR}<const float> m) {{ {PTR}<const float> both[2] = {{m, m}}; return both[1]; }}"
     # A deduced launch converts its pointer arguments on the host.
     assert "chevron_named<::cuguard::detail::plain_launch, true>(" in pointers("void f() { k<<<1, 1>>>(p); }")
 
