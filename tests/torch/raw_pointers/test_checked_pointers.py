@@ -15,7 +15,7 @@ import torch
 
 import cuguard.torch
 
-from test_ptr_adoption import each_op_matches_its_reference
+from test_ptr_adoption import each_op_matches_its_reference, report_of
 from test_raw_pointers import each_empty_tensor_is_a_null_pointer, fps_reference, marker_line, points
 
 HERE = pathlib.Path(__file__).resolve().parent
@@ -31,15 +31,6 @@ def build(name, **kwargs):
 @pytest.fixture(scope="module")
 def checked():
     return build("cuguard_checked_pointers", checks=True, pointers=True)
-
-
-def report_of(call):
-    if DEVICE == "cuda":
-        pytest.skip("built by nvcc, a <<<>>> launch is CUDA's own: the report waits for the next "
-                    "cuguard::torch::launch or check, which this extension does not call")
-    with pytest.raises(IndexError) as caught:
-        call()
-    return str(caught.value)
 
 
 def test_checked_pointers_compute_what_raw_pointers_computed(checked):
