@@ -888,18 +888,16 @@ def _found(name, here, include_dirs):
     return None, False
 
 
-def _pointer_edits(text, masked, words, deduced):
-    """cuguard/pointers.py's pointer_edits (imported beside this file where it runs as a script:
-    installed, cuguard_pointers.py)."""
+def _pointers():
+    """cuguard/pointers.py (imported beside this file where it runs as a script: installed,
+    cuguard_pointers.py)."""
     if __package__:
-        from .pointers import pointer_edits
-    else:
-        here = os.path.dirname(os.path.abspath(__file__))
-        if here not in sys.path:
-            sys.path.insert(0, here)
-        pointer_edits = __import__("cuguard_pointers" if os.path.exists(os.path.join(here, "cuguard_pointers.py"))
-                                   else "pointers").pointer_edits
-    return pointer_edits(text, masked, words, deduced)
+        from . import pointers
+        return pointers
+    here = os.path.dirname(os.path.abspath(__file__))
+    if here not in sys.path:
+        sys.path.insert(0, here)
+    return __import__("cuguard_pointers" if os.path.exists(os.path.join(here, "cuguard_pointers.py")) else "pointers")
 
 
 def _has_device_functions(text):
@@ -909,7 +907,7 @@ def _has_device_functions(text):
 
 
 def _includes(text, path, out_dir, headers, torch=False, include_dirs=(), words=None, pointers=False, deduced=None,
-              nvcc=False):
+              nvcc=False, passed=None):
     """Edits naming each file a quoted #include finds beside `path` by its absolute path; where
     that file, or one an #include (quoted or in angle brackets) finds in `include_dirs` (the
     build's own include directories: tiny-cuda-nn's `<tiny-cuda-nn/common.h>`), holds a
@@ -919,7 +917,8 @@ def _includes(text, path, out_dir, headers, torch=False, include_dirs=(), words=
     headers too). `headers` collects the files found (a build's dependencies), `words` the
     execution-space macros they define (_space_macros); with `pointers`, a header of device
     functions is translated too (cuguard/pointers.py), `deduced` collecting its kernel templates'
-    deducers; with `nvcc`, only those, for nvcc (translate_nvcc)."""
+    deducers (and `passed` the classes whose pointer members are checked); with `nvcc`, only
+    those, for nvcc (translate_nvcc)."""
     here = os.path.dirname(os.path.abspath(path))
     edits = []
     for m in _INCLUDE.finditer(text):
@@ -942,11 +941,12 @@ def _includes(text, path, out_dir, headers, torch=False, include_dirs=(), words=
                 target = os.path.join(out_dir, f"{os.path.basename(found)}.{digest}.h")
                 if not again and nvcc:
                     _write_if_changed(target, translate_nvcc(content, found, out_dir, headers, header=True,
-                                                             include_dirs=include_dirs, words=words, deduced=deduced))
+                                                             include_dirs=include_dirs, words=words, deduced=deduced,
+                                                             passed=passed))
                 elif not again:
                     _write_if_changed(target, translate(content, found, torch, out_dir, headers, header=True,
                                                         include_dirs=include_dirs, words=words, pointers=pointers,
-                                                        deduced=deduced))
+                                                        deduced=deduced, passed=passed))
             elif not beside:
                 continue  # (found through the build's include directories, as the compiler finds it)
         edits.append((m.start(), m.end(), m.group(1) + '"' + target.replace("\\", "/") + '"'))
@@ -990,7 +990,7 @@ def macro_lines(flags):
 
 
 def translate(text, path, torch=False, out_dir=None, headers=None, header=False, include_dirs=(), macros="", words=None,
-              pointers=False, deduced=None):
+              pointers=False, deduced=None, passed=None):
     """The build's copy of the CUDA source `text` read from `path` (see the module's doc). With
     `out_dir`, included headers that need it are translated there too (`headers` collects every
     file included; quoted includes are looked for beside the file, then in `include_dirs`);
@@ -998,13 +998,15 @@ def translate(text, path, torch=False, out_dir=None, headers=None, header=False,
     written before everything else (macro_lines of nvcc's options); `words`: the execution-space
     macros its includers defined (_space_macros); `pointers`: the raw pointers of its device code
     made checked (cuguard/pointers.py), its headers' too (`deduced`: the kernel templates given a
-    deducer in the headers translated so far)."""
+    deducer in the headers translated so far; `passed`: the classes whose pointer members are
+    checked, named by its includer)."""
     headers = [] if headers is None else headers
     masked = _mask(text)
     words = _space_macros(masked, {} if words is None else words)
     deduced = set() if deduced is None else deduced
-    included = _includes(text, path, out_dir, headers, torch, include_dirs, words, pointers, deduced)  # (first: their macros)
-    checked = _pointer_edits(text, masked, words, deduced) if pointers else []
+    passed = (_pointers().passed_types(masked, words) if pointers else set()) if passed is None else passed
+    included = _includes(text, path, out_dir, headers, torch, include_dirs, words, pointers, deduced, passed=passed)
+    checked = _pointers().pointer_edits(text, masked, words, deduced, passed) if pointers else []
     edits = _launches(text, masked, path, torch, pointers, deduced) + _argument_launches(text, masked, path, torch) + _registrations(text, masked, torch) + _device_arch(masked, words) + _asm_statements(text, masked) + _shared_alignas(masked) + _extern_shared(text, masked) + _shared_variables(text, masked) \
         + included + _restricted_pointers(masked) + _cudacc(masked) + (_device_tests(masked) if torch else [])
     edits += _without_overlaps(checked, edits)
@@ -1058,7 +1060,8 @@ def _deduced_launches(text, masked, deduced):
     return edits
 
 
-def translate_nvcc(text, path, out_dir=None, headers=None, header=False, include_dirs=(), words=None, deduced=None):
+def translate_nvcc(text, path, out_dir=None, headers=None, header=False, include_dirs=(), words=None, deduced=None,
+                   passed=None):
     """The build's copy of the CUDA source `text` read from `path` for nvcc, with the raw pointers
     of its device code checked (cuguard/pointers.py; the headers of device functions it includes
     translated too, in `out_dir`), and launches of its kernel templates deducing their arguments
@@ -1068,8 +1071,9 @@ def translate_nvcc(text, path, out_dir=None, headers=None, header=False, include
     masked = _mask(text)
     words = _space_macros(masked, {} if words is None else words)
     deduced = set() if deduced is None else deduced
-    edits = _includes(text, path, out_dir, headers, False, include_dirs, words, True, deduced, nvcc=True)
-    checked = _pointer_edits(text, masked, words, deduced)
+    passed = _pointers().passed_types(masked, words) if passed is None else passed
+    edits = _includes(text, path, out_dir, headers, False, include_dirs, words, True, deduced, nvcc=True, passed=passed)
+    checked = _pointers().pointer_edits(text, masked, words, deduced, passed)
     edits = sorted(edits + _deduced_launches(text, masked, deduced) + _without_overlaps(checked, edits))
     where = _source_name(path)
     prelude = "" if header else "#include <cuguard/cuguard.hpp>\n"

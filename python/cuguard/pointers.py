@@ -19,8 +19,12 @@ __device__``, which host code calls with host pointers):
 * ``&name[i]`` of a parameter or local made checked is ``(name + (i))``: a pointer to an element
   keeps its bounds.
 
-Pointers to pointers, arrays of pointers, function pointers and declarations of several
-declarators are left as written.
+* a pointer member (an array of them too) of a class that a device function takes by value or
+  by reference (named in its parameters, in this file or in the source that includes it) is
+  ``::cuguard::ptr<T>``: a launch's argument of that class converts it on the host.
+
+Pointers to pointers, function pointers and declarations of several declarators are left as
+written.
 """
 import re
 
@@ -33,7 +37,7 @@ else:  # (beside emulate.py run as a script: installed as cuguard_pointers.py be
     _function_at, _match_forward, _operand_end = _emulate._function_at, _emulate._match_forward, _emulate._operand_end
     _space_macros, _spelled, _top_level_pieces = _emulate._space_macros, _emulate._spelled, _emulate._top_level_pieces
 
-__all__ = ["pointer_edits", "DEDUCE", "PRELUDE"]
+__all__ = ["pointer_edits", "passed_types", "DEDUCE", "PRELUDE"]
 
 PRELUDE = "#include <cuguard/detail/view/pointer_translation.hpp>\n"
 PTR = "::cuguard::ptr"
@@ -49,6 +53,8 @@ _PARAMETER = re.compile(r"^(\s*)(" + _TYPE + r")\s*\*\s*((?:(?:__restrict__|__re
 _NOT_TYPES = {"return", "case", "goto", "delete", "else", "do", "throw", "typedef", "using", "extern", "new", "sizeof"}
 _LOCAL = re.compile(r"(?<=[;{}(])(\s*)(?!(?:" + "|".join(sorted(_NOT_TYPES)) + r")\b)(" + _TYPE + r")\s*\*\s*"
                     r"((?:(?:__restrict__|__restrict|const)\s*)*)([A-Za-z_]\w*)\s*(?=[=;\[])")
+# A member declaration: as a local, after an access specifier too.
+_MEMBER = re.compile(r"(?:(?<=[;{}])|(?<=[^:]:))" + _LOCAL.pattern[len("(?<=[;{}(])"):])
 # A function's head after its execution space: specifiers, then a pointer type it returns.
 _RETURNED = re.compile(r"((?:\s|\b(?:__forceinline__|__noinline__|inline|static|constexpr)\b)*)(" + _TYPE +
                        r")\s*\*\s*((?:const\s*)?)([A-Za-z_]\w*)\s*$")
@@ -89,6 +95,13 @@ def _functions(masked, words):
     found = []
     for m in keyword.finditer(masked):
         head, paren, close, body = _function_at(masked, m)
+        if paren >= 0 and close >= 0 and re.search(r"\boperator\s*$", masked[m.end():paren]):
+            paren = masked.find("(", close + 1)  # (operator()'s parameters follow its name's parentheses)
+            close = _match_forward(masked, paren, "(", ")") if paren >= 0 else -1
+            after = _QUALIFIERS.match(masked, close + 1) if close >= 0 else None
+            brace = after.end() if after else -1
+            end = _match_forward(masked, brace, "{", "}") if 0 <= brace < len(masked) and masked[brace] == "{" else -1
+            body = (brace, end) if end >= 0 else None
         if paren < 0 or close < 0 or re.search(r"[;{}=]", masked[m.end():paren]):
             continue
         if "__host__" in _spelled(masked[head:paren], words):
@@ -213,13 +226,52 @@ def _deducer(text, masked, head, paren, close):
             f"{DEDUCE}{name.group(1)}({parameters}) -> decltype(&{kernel}) {{ return &{kernel}; }}")
 
 
-def pointer_edits(text, masked, words=None, deduced=None):
+_QUALIFIERS = re.compile(r"(?:\s|\b(?:const|volatile|noexcept|override|final)\b|&)*")
+_CLASS = re.compile(r"\b(?:struct|class)\s+([A-Za-z_]\w*)\s*(?:final\s*)?(?::[^{;()]*)?\{")
+_SPECIFIERS = ("const", "volatile", "struct", "class", "typename", "unsigned", "signed")
+
+
+def passed_types(masked, words=None):
+    """The names of the class types the device functions of `masked` take, by value or by
+    reference (``Params p``, ``const ns::Table<2>& t``): their pointer members are made checked."""
+    names = set()
+    for _, _, paren, close, _, _ in _functions(masked, _space_macros(masked, {} if words is None else dict(words))):
+        for piece in _top_level_pieces(masked[paren + 1:close]):
+            declared = piece.split("=")[0]
+            while re.search(r"<[^<>]*>", declared):
+                declared = re.sub(r"<[^<>]*>", " ", declared)  # (template arguments)
+            found = [w for w in re.findall(r"[A-Za-z_]\w*", declared) if w not in _SPECIFIERS]
+            if "*" not in declared and found:
+                names.add(found[-2] if len(found) >= 2 else found[0])
+    return names
+
+
+def _member_edits(masked, passed):
+    """The edits that make the pointer members of the classes named in `passed` checked: a
+    launch's argument of that class converts each member on the host (bounded by the allocation
+    it points into), and device code uses it as it did."""
+    edits = []
+    for m in _CLASS.finditer(masked):
+        if m.group(1) not in passed:
+            continue
+        begin, end = m.end() - 1, _match_forward(masked, m.end() - 1, "{", "}")
+        for member in _MEMBER.finditer(masked, begin + 1, max(end, begin + 1)):
+            inside = masked[begin + 1:member.start()]
+            element = _pointer_type(member.group(2))
+            if not element or inside.count("{") != inside.count("}") or element in ("auto", "const auto"):
+                continue  # (in a member function's body: a local, made checked where the function is device code)
+            edits.append([(member.start(2), member.end(4), f"{PTR}<{element}> {member.group(4)}")])
+    return edits
+
+
+def pointer_edits(text, masked, words=None, deduced=None, passed=None):
     """[[(begin, end, replacement), ...]] that make the raw pointers of `text`'s device code
     checked (see the module's doc), each the edits of one change (a cast's two ends); `masked` is
     the text with comments and literals blanked. `deduced` collects the names of the kernel
-    templates given a deducer (_deducer)."""
+    templates given a deducer (_deducer); `passed` names the class types whose pointer members are
+    made checked (passed_types of the file and of the source that includes it)."""
     words = _space_macros(masked, {} if words is None else dict(words))
-    edits = []
+    edits = _member_edits(masked, passed_types(masked, words) | set(passed or ()))
     for head, keyword, paren, close, body, keyword_end in _functions(masked, words):
         checked = set()
         returned = _return_edit(masked, keyword_end, paren) if keyword == "__device__" else None

@@ -2,7 +2,7 @@
 // Raw-pointer kernels as extensions write them, unchanged, built by cuguard_emulate(... POINTERS):
 // a pointer cast to a small vector type and to float4, a pointer passed on to a device helper
 // (and an element's address), a local pointer moved along a row, a deduced template launch, a
-// void* parameter cast where it is used. With `plant`, each kernel is told of one element more
+// void* parameter cast where it is used, a struct of void* members cast in a functor. With `plant`, each kernel is told of one element more
 // than its buffer holds; the test matches each report's line, pointer and extent. Built by nvcc
 // with cuguard_check_pointers too (its correct run, on a GPU).
 #include <cstdio>
@@ -47,6 +47,23 @@ __global__ void count_bytes(void* buffer, int n) {
   for (int i = static_cast<int>(threadIdx.x); i < n; i += static_cast<int>(blockDim.x)) bytes[i] = static_cast<unsigned char>(i); // pointers: bytes
 }
 
+// A table of buffers as fused optimizers pass their tensor lists: void* members filled on the
+// host, each cast to its element type in a functor that takes the table by reference.
+struct buffer_table {
+  void* addresses[2];
+  int sizes[2];
+};
+struct scale_by {
+  __device__ void operator()(buffer_table& t, int which, float by) const {
+    float* x = (float*)t.addresses[which];
+    for (int i = static_cast<int>(threadIdx.x); i < t.sizes[which]; i += static_cast<int>(blockDim.x)) x[i] *= by; // pointers: table
+  }
+};
+template <class T, class F>
+__global__ void apply_table(T table, F f, float by) {
+  f(table, static_cast<int>(blockIdx.x), by);
+}
+
 int main(int argc, char** argv) {
   const int plant = argc > 1 && std::strcmp(argv[1], "plant") == 0 ? 1 : 0;
   float *points = nullptr, *sums = nullptr, *in = nullptr, *out = nullptr, *m = nullptr;
@@ -69,14 +86,21 @@ int main(int argc, char** argv) {
   cudaDeviceSynchronize();
   count_bytes<<<1, 32>>>(buffer, 16 + plant);
   cudaDeviceSynchronize();
+  buffer_table table;
+  table.addresses[0] = in;
+  table.addresses[1] = out;
+  table.sizes[0] = 8;
+  table.sizes[1] = 8 + plant;
+  apply_table<<<2, 32>>>(table, scale_by{}, 0.5f);
+  cudaDeviceSynchronize();
   std::vector<float> s(4), o(8), rows(15);
   std::vector<unsigned char> b(16);
   cudaMemcpy(s.data(), sums, 4 * sizeof(float), cudaMemcpyDeviceToHost);
   cudaMemcpy(o.data(), out, 8 * sizeof(float), cudaMemcpyDeviceToHost);
   cudaMemcpy(rows.data(), m, 15 * sizeof(float), cudaMemcpyDeviceToHost);
   cudaMemcpy(b.data(), buffer, 16, cudaMemcpyDeviceToHost);
-  std::printf("sums %g %g %g %g; doubled %g %g; rows %g %g %g; bytes %d %d\n", s[0], s[1], s[2], s[3], o[0], o[7], rows[0],
-              rows[5], rows[14], b[1], b[15]);
+  std::printf("sums %g %g %g %g; doubled, halved %g %g; rows %g %g %g; bytes %d %d\n", s[0], s[1], s[2], s[3], o[0], o[7],
+              rows[0], rows[5], rows[14], b[1], b[15]);
   for (void* p : {static_cast<void*>(points), static_cast<void*>(sums), static_cast<void*>(in), static_cast<void*>(out),
                   static_cast<void*>(m), buffer})
     cudaFree(p);

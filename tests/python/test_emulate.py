@@ -519,6 +519,9 @@ def test_locals_casts_and_element_addresses_keep_the_bounds():
     # Arrays of pointers, and a device function's returned pointer.
     assert pointers("__device__ const float* f(const float* m) { const float* both[2] = {m, m}; return both[1]; }") == \
         f"__device__ {PTR}<const float> f({PTR}<const float> m) {{ {PTR}<const float> both[2] = {{m, m}}; return both[1]; }}"
+    # The pointer members of a class a device function takes (operator() too).
+    src = "struct table { void* a[2]; int n; public: float* b; };\nstruct f { __device__ void operator()(table& t) const {} };"
+    assert pointers(src).splitlines()[0] == f"struct table {{ {PTR}<void> a[2]; int n; public: {PTR}<float> b; }};"
     # A deduced launch converts its pointer arguments on the host.
     assert "chevron_named<::cuguard::detail::plain_launch, true>(" in pointers("void f() { k<<<1, 1>>>(p); }")
 
