@@ -1006,7 +1006,7 @@ def translate(text, path, torch=False, out_dir=None, headers=None, header=False,
     deduced = set() if deduced is None else deduced
     passed = (_pointers().passed_types(masked, words) if pointers else set()) if passed is None else passed
     included = _includes(text, path, out_dir, headers, torch, include_dirs, words, pointers, deduced, passed=passed)
-    checked = _pointers().pointer_edits(text, masked, words, deduced, passed) if pointers else []
+    checked = _pointers().pointer_edits(text, masked, words, deduced, passed, _source_name(path)) if pointers else []
     edits = _launches(text, masked, path, torch, pointers, deduced) + _argument_launches(text, masked, path, torch) + _registrations(text, masked, torch) + _device_arch(masked, words) + _asm_statements(text, masked) + _shared_alignas(masked) + _extern_shared(text, masked) + _shared_variables(text, masked) \
         + included + _restricted_pointers(masked) + _cudacc(masked) + (_device_tests(masked) if torch else [])
     edits += _without_overlaps(checked, edits)
@@ -1073,7 +1073,7 @@ def translate_nvcc(text, path, out_dir=None, headers=None, header=False, include
     deduced = set() if deduced is None else deduced
     passed = _pointers().passed_types(masked, words) if passed is None else passed
     edits = _includes(text, path, out_dir, headers, False, include_dirs, words, True, deduced, nvcc=True, passed=passed)
-    checked = _pointers().pointer_edits(text, masked, words, deduced, passed)
+    checked = _pointers().pointer_edits(text, masked, words, deduced, passed, _source_name(path))
     edits = sorted(edits + _deduced_launches(text, masked, deduced) + _without_overlaps(checked, edits))
     where = _source_name(path)
     prelude = "" if header else "#include <cuguard/cuguard.hpp>\n"

@@ -19,6 +19,9 @@ __device__``, which host code calls with host pointers):
 * ``&name[i]`` of a parameter or local made checked is ``(name + (i))``: a pointer to an element
   keeps its bounds.
 
+* a ``__host__ __device__`` function that takes a pointer is defined again after it, for device
+  code only, with its pointers checked: the overload a call with a checked pointer picks (host
+  code calls the original with host pointers);
 * a pointer member (an array of them too) of a class that a device function takes by value or
   by reference (named in its parameters, in this file or in the source that includes it) is
   ``::cuguard::ptr<T>``: a launch's argument of that class converts it on the host.
@@ -31,10 +34,12 @@ import re
 import sys
 
 if __package__:
-    from .emulate import _function_at, _match_forward, _operand_end, _space_macros, _spelled, _top_level_pieces
+    from .emulate import _function_at, _in_directive, _match_forward, _operand_end, _space_macros, _spelled, \
+        _top_level_pieces
 else:  # (beside emulate.py run as a script: installed as cuguard_pointers.py beside cuguard_emulate.py)
     _emulate = sys.modules["__main__"] if hasattr(sys.modules["__main__"], "_function_at") else __import__("emulate")
     _function_at, _match_forward, _operand_end = _emulate._function_at, _emulate._match_forward, _emulate._operand_end
+    _in_directive = _emulate._in_directive
     _space_macros, _spelled, _top_level_pieces = _emulate._space_macros, _emulate._spelled, _emulate._top_level_pieces
 
 __all__ = ["pointer_edits", "passed_types", "DEDUCE", "PRELUDE"]
@@ -86,14 +91,16 @@ def _parameter(piece):
     return f"{m.group(1)}{top_const}{PTR}<{element}>{name}{m.group(5)}"
 
 
-def _functions(masked, words):
+def _functions(masked, words, host_device=False):
     """[(head, keyword, paren, close, body, keyword_end)] of the functions defined or declared
-    __global__ or __device__ (not __host__ __device__), spelled so or by a macro of `words`; body
-    None for a declaration."""
+    __global__ or __device__ (not __host__ __device__; with `host_device`, those only), spelled so
+    or by a macro of `words`; body None for a declaration."""
     device = [n for n, spelled in words.items() if _KEYWORD.search(spelled)]
     keyword = re.compile(r"\b(?:__global__|__device__" + "".join("|" + re.escape(n) for n in device) + r")\b")
-    found = []
+    found, seen = [], set()
     for m in keyword.finditer(masked):
+        if _in_directive(masked, m.start()):
+            continue  # (a macro's definition: the function is found where the macro is used)
         head, paren, close, body = _function_at(masked, m)
         if paren >= 0 and close >= 0 and re.search(r"\boperator\s*$", masked[m.end():paren]):
             paren = masked.find("(", close + 1)  # (operator()'s parameters follow its name's parentheses)
@@ -104,8 +111,9 @@ def _functions(masked, words):
             body = (brace, end) if end >= 0 else None
         if paren < 0 or close < 0 or re.search(r"[;{}=]", masked[m.end():paren]):
             continue
-        if "__host__" in _spelled(masked[head:paren], words):
+        if ("__host__" in _spelled(masked[head:paren], words)) != host_device or paren in seen:
             continue
+        seen.add(paren)
         found.append((head, "__global__" if "__global__" in _spelled(m.group(0), words) else "__device__", paren, close,
                       body, m.end()))
     return found
@@ -264,12 +272,58 @@ def _member_edits(masked, passed):
     return edits
 
 
-def pointer_edits(text, masked, words=None, deduced=None, passed=None):
+_NOT_RETURNED = {"__host__", "__device__", "__forceinline__", "__noinline__", "inline", "static", "constexpr", "explicit",
+                 "virtual"}
+
+
+def _device_copy(text, masked, words, function, where):
+    """A __host__ __device__ function that takes a pointer, defined again for device code only
+    with its pointers checked (an overload that a call with a checked pointer picks; host code
+    calls the function as it is written, with host pointers), between #line directives that give
+    the copy the original's lines: (where, text) to insert after the original's last line; None
+    where the function takes no pointer.""" 
+    head, _, paren, close, body, keyword_end = function
+    checked = set()
+    groups = _parameter_edits(text, masked, paren, close, checked)
+    if not checked or body is None:
+        return None
+    returned = _return_edit(masked, keyword_end, paren)
+    groups += ([returned] if returned else []) + _local_edits(masked, body[0], body[1], checked) + \
+        _cast_edits(masked, body[0], body[1]) + _address_edits(masked, body[0], body[1], checked)
+    start = head  # (the declaration's first line: past the directives and blank lines before it)
+    while True:
+        line = re.match(r"[ \t]*(?:#[^\n]*)?\n", masked[start:])
+        if line is None:
+            break
+        start += line.end()
+    declared = re.sub(r"\btemplate\s*<[^{};]*?>", " ", masked[start:paren])
+    if len([w for w in re.findall(r"[A-Za-z_]\w*", declared) if w not in _NOT_RETURNED and w not in words]) < 2:
+        return None  # (a constructor: the members it sets are as written)
+    for m in re.finditer(r"\b(?:__host__|" + "|".join([re.escape(w) for w in words] or ["__host__"]) + r")\b",
+                         masked[start:paren]):
+        spelled = words.get(m.group(0), m.group(0))
+        if "__host__" in spelled:
+            groups.append([(start + m.start(), start + m.end(), re.sub(r"\b__host__\b", "", spelled))])
+    copy, at = [], start
+    for begin, end, new in sorted(e for g in groups for e in g):
+        if begin < at:
+            return None  # (overlapping edits: left as written)
+        copy += [text[at:begin], new]
+        at = end
+    copy.append(text[at:body[1] + 1])
+    eol = text.find("\n", body[1])
+    eol = len(text) if eol < 0 else eol
+    first, after = text.count("\n", 0, start) + 1, text.count("\n", 0, body[1]) + 2
+    return eol, f'\n#line {first} "{where}"\n{"".join(copy)}\n#line {after} "{where}"'
+
+
+def pointer_edits(text, masked, words=None, deduced=None, passed=None, where=""):
     """[[(begin, end, replacement), ...]] that make the raw pointers of `text`'s device code
     checked (see the module's doc), each the edits of one change (a cast's two ends); `masked` is
     the text with comments and literals blanked. `deduced` collects the names of the kernel
     templates given a deducer (_deducer); `passed` names the class types whose pointer members are
-    made checked (passed_types of the file and of the source that includes it)."""
+    made checked (passed_types of the file and of the source that includes it); `where` is the
+    file's name in #line directives (_device_copy)."""
     words = _space_macros(masked, {} if words is None else dict(words))
     edits = _member_edits(masked, passed_types(masked, words) | set(passed or ()))
     for head, keyword, paren, close, body, keyword_end in _functions(masked, words):
@@ -287,4 +341,8 @@ def pointer_edits(text, masked, words=None, deduced=None, passed=None):
         edits += _local_edits(masked, body[0], body[1], checked)
         edits += _cast_edits(masked, body[0], body[1])
         edits += _address_edits(masked, body[0], body[1], checked)
+    for function in _functions(masked, words, host_device=True):
+        copy = _device_copy(text, masked, words, function, where)
+        if copy:
+            edits.append([(copy[0], copy[0], copy[1])])
     return edits

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // Raw-pointer kernels as extensions write them, unchanged, built by cuguard_emulate(... POINTERS):
 // a pointer cast to a small vector type and to float4, a pointer passed on to a device helper
-// (and an element's address), a local pointer moved along a row, a deduced template launch, a
-// void* parameter cast where it is used, a struct of void* members cast in a functor. With `plant`, each kernel is told of one element more
-// than its buffer holds; the test matches each report's line, pointer and extent. Built by nvcc
-// with cuguard_check_pointers too (its correct run, on a GPU).
+// (and an element's address) and to a __host__ __device__ one, a local pointer moved along a
+// row, a deduced template launch, a void* parameter cast where it is used, a struct of void*
+// members cast in a functor. With `plant`, each kernel is told of one element more than its
+// buffer holds; the test matches each report's line, pointer and extent. Built by nvcc with
+// cuguard_check_pointers too (its correct run, on a GPU).
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -17,11 +18,14 @@ struct vec3 {
 // The sum of the three floats at p.
 __device__ float sum3(const float* p) { return p[0] + p[1] + p[2]; }
 
+// The second float at p: host code calls it too, with a host pointer.
+__host__ __device__ inline float second(const float* p) { return p[1]; }
+
 // out[i] = x + y + z of point i, read as a vec3 through a cast of the float buffer.
 __global__ void point_sums(const float* points, float* out, int n) {
   const vec3* pts = (const vec3*)points;
   const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  if (i < n) out[i] = pts[i].x + pts[i].y + sum3(&points[3 * i]) - pts[i].z - pts[i].y; // pointers: vec3
+  if (i < n) out[i] = pts[i].x + pts[i].y + sum3(&points[3 * i]) - pts[i].z - second(points + 3 * i); // pointers: vec3
 }
 
 // out[4q..4q+3] = 2 * in[4q..4q+3], a float4 at a time.
@@ -76,6 +80,7 @@ int main(int argc, char** argv) {
   }
   std::vector<float> host(12);
   for (int i = 0; i < 12; ++i) host[static_cast<std::size_t>(i)] = static_cast<float>(i);
+  if (second(host.data()) != 1.0f) return 2;
   cudaMemcpy(points, host.data(), 12 * sizeof(float), cudaMemcpyHostToDevice);
   cudaMemcpy(in, host.data(), 8 * sizeof(float), cudaMemcpyHostToDevice);
   point_sums<<<1, 32>>>(points, sums, 4 + plant);

@@ -503,9 +503,13 @@ def test_pointer_parameters_of_device_code_become_checked_pointers():
         f"__global__ void k({PTR}<const float> a, {PTR}<T> b, int n, {PTR}<void> s = nullptr, const {PTR}<float> c) {{}}"
     assert pointers("__device__ float f(float const* p);") == f"__device__ float f({PTR}<float const> p);"
     # Host code calls these with host pointers; pointers to pointers and function pointers stay.
-    for kept in ("__host__ __device__ void f(float* p) {}", "void f(float* p) {}", "__global__ void k(float** p) {}",
-                 "__global__ void k(void (*f)(int*)) {}"):
+    for kept in ("void f(float* p) {}", "__global__ void k(float** p) {}", "__global__ void k(void (*f)(int*)) {}"):
         assert pointers(kept) == kept
+    # A __host__ __device__ function stays for host code, and is defined again for device code
+    # (between #line directives: its lines), where calls with checked pointers pick it.
+    assert pointers("#define HD __host__ __device__\nHD float f(const float* p) { return p[0]; }\nint x;") == (
+        "#define HD __host__ __device__\nHD float f(const float* p) { return p[0]; }\n"
+        f'#line 2 "/src/k.cu"\n __device__ float f({PTR}<const float> p) {{ return p[0]; }}\n#line 3 "/src/k.cu"\nint x;')
 
 
 def test_locals_casts_and_element_addresses_keep_the_bounds():
