@@ -13,7 +13,10 @@ where every check passes (tests/static/sass_paths.py).
 
 Checks: with checks off every cuguard kernel has the SASS of its raw twin, and no kernel spills.
 --goals also checks issue 13's goals for checks on (at most raw + 8 registers; innermost loop at
-most 1.25x the hand check's instructions) and fails where they are not met.
+most 1.25x the hand check's instructions) and fails where they are not met. The pointers suite
+also builds the raw kernels with their pointers checked by the build (python/cuguard/pointers.py,
+as cuguard_check_pointers and pointers=True translate them, into a namespace tr::), whose
+innermost loop must cost at most 1.05x the instructions of the kernel renamed by hand.
 --table FILE writes the Markdown table (bench/results/user-kernels.md); --expect FILE fails unless the
 measured tables are the ones FILE holds (CI: the committed table cannot drift).
 """
@@ -29,6 +32,7 @@ import tempfile
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "static"))
+sys.path.insert(0, str(ROOT / "python"))
 import ptx_static  # noqa: E402  (find_cuobjdump, find_ptxas, registers_needed, resources, sass_listing)
 from sass_paths import body_end, innermost_loop  # noqa: E402
 
@@ -52,19 +56,35 @@ SUITES = {
     "pointers": {"source": "pointer_kernels.cu",
                  "kernels": {"rows": (r"\bST[GS]?(\.|\s)", 1), "gather": (r"\bST[GS]?(\.|\s)", 1),
                              "params": (r"\bST[GS]?(\.|\s)", 1), "vec4": (r"\bST[GS]?(\.|\s)", 1)},
-                 "variants": VARIANTS[:4], "loop_goal": 1.3,
+                 "variants": VARIANTS[:4] + [("tr", "checked by the build, checks on", 1)], "loop_goal": 1.3,
+                 "translated": True,
                  "title": "cuguard::ptr on raw-pointer kernels as extensions write them: static costs"},
 }
 
 
-def compile_cubin(nvcc, arch, checks, work, source_name="user_kernels.cu"):
+def translated_source(source_name, work):
+    """The source with a copy of its namespace raw:: as namespace tr::, its pointers checked by
+    the build (cuguard.pointers, as cuguard_check_pointers translates a file)."""
+    from cuguard import emulate, pointers
+    text = (HERE / source_name).read_text()
+    masked = emulate._mask(text)
+    begin = re.search(r"\bnamespace raw\s*\{", masked)
+    end = emulate._match_forward(masked, begin.end() - 1, "{", "}")
+    block = "namespace tr" + text[begin.start() + len("namespace raw"):end + 1]
+    edits = sorted(e for group in pointers.pointer_edits(block, emulate._mask(block)) for e in group)
+    out = work / f"translated_{source_name}"
+    out.write_text(f'#include "{HERE / source_name}"\n{pointers.PRELUDE}' + "".join(emulate._edited(block, edits, str(out))) + "\n")
+    return out
+
+
+def compile_cubin(nvcc, arch, checks, work, source_name="user_kernels.cu", source=None):
     """(cubin path, ptxas log, PTX path) of `source_name` with CUGUARD_ENABLE_CHECKS=checks; checks
     None: the mdspan kernels with CCCL's device assertions."""
     name = "mdspan" if checks is None else f"checks{checks}"
     cubin, ptx = work / f"{name}.cubin", work / f"{name}.ptx"
     flags = ["-DUSER_KERNELS_MDSPAN", "-DCCCL_ENABLE_DEVICE_ASSERTIONS"] if checks is None else [f"-DCUGUARD_ENABLE_CHECKS={checks}"]
     common = [nvcc, "-std=c++17", f"-arch=sm_{arch}", "-I", str(ROOT / "include"), *flags]
-    source = str(HERE / source_name)
+    source = str(source or HERE / source_name)
     run = subprocess.run([*common, "-cubin", "-Xptxas", "-v", source, "-o", str(cubin)], capture_output=True, text=True)
     if run.returncode != 0:
         sys.exit(f"nvcc failed ({name}):\n{run.stderr}")
@@ -102,8 +122,9 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         work = pathlib.Path(tmp)
         ptxas = ptx_static.find_ptxas(args.nvcc)
+        source = translated_source(suite["source"], work) if suite.get("translated") else None
         for checks in dict.fromkeys(want for _, _, want in variants):
-            cubin, log, ptx = compile_cubin(args.nvcc, args.arch, checks, work, suite["source"])
+            cubin, log, ptx = compile_cubin(args.nvcc, args.arch, checks, work, suite["source"], source)
             ptx_static.SPILLS.clear()
             regs = ptx_static.resources(log)
             spills = dict(ptx_static.SPILLS)
@@ -181,6 +202,19 @@ def main():
               "most " + f"{loop_goal}x the hand check's):", "",
               "| kernel | registers over raw | registers needed | loop vs hand check | goals |",
               "| --- | --- | --- | --- | --- |", *goals]
+    if suite.get("translated"):
+        lines += ["", "The raw kernels with their pointers checked by the build (python/cuguard/pointers.py) against "
+                  "the same kernels renamed by hand, checks on (at most 1.05x the renamed kernel's innermost loop):", "",
+                  "| kernel | loop, checked by the build | loop, renamed by hand | ratio |", "| --- | --- | --- | --- |"]
+        for kernel in kernels:
+            tr, on = (results.get((kernel, label)) for label in ("checked by the build, checks on", "cuguard checks on"))
+            if not (tr and on and tr["loop"] and on["loop"]):
+                failures.append(f"{kernel}: no innermost loop measured, checked by the build or renamed by hand")
+                continue
+            ratio = tr["loop"][0] / on["loop"][0]
+            lines.append(f"| {kernel} | {tr['loop'][0]:.0f} | {on['loop'][0]:.0f} | {ratio:.2f}x |")
+            if ratio > 1.05:
+                failures.append(f"{kernel}: checked by the build, its loop is {ratio:.2f}x the renamed kernel's (at most 1.05x)")
     table = "\n".join(lines)
     print("Registers / instructions per innermost-loop iteration (sm_" + args.arch + "):\n")
     print(table)
