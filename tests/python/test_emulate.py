@@ -541,3 +541,18 @@ def test_for_nvcc_only_the_pointers_change_and_a_template_launch_deduces_from_th
     assert out.splitlines()[1] == f"__global__ void plain({PTR}<float> p) {{ extern __shared__ float s[]; p[0] = s[0]; }}"
     assert out.splitlines()[2] == ("void f(float* a, float* b) { static_cast<decltype(cuguard_impl_deduce_k(a, b))>(&k)"
                                    "<<<1, 2>>>(a, b); plain<<<1, 1, 4>>>(a); }")
+
+
+def test_the_installed_scripts_translate_pointers(tmp_path):
+    # (cmake --install copies emulate.py as cuguard_emulate.py and pointers.py as cuguard_pointers.py)
+    import shutil
+    import subprocess
+    here = pathlib.Path(emulate.__file__).resolve().parent
+    shutil.copy(here / "emulate.py", tmp_path / "cuguard_emulate.py")
+    shutil.copy(here / "pointers.py", tmp_path / "cuguard_pointers.py")
+    source = tmp_path / "k.cu"
+    source.write_text("__global__ void k(float* p) { p[0] = 1; }\nvoid f(float* p) { k<<<1, 1>>>(p); }\n")
+    for flag, out in (("--pointers", "k.cpp"), ("--nvcc", "k.pointers.cu")):
+        subprocess.run([sys.executable, str(tmp_path / "cuguard_emulate.py"), flag, str(source), str(tmp_path / out)],
+                       check=True)
+        assert f"__global__ void k({PTR}<float> p)" in (tmp_path / out).read_text()
