@@ -412,17 +412,19 @@ DEVICE_ARCH = "CUGUARD_DEVICE_CUDA_ARCH"
 
 
 # A macro that spells CUDA's execution space (tiny-cuda-nn's `#define TCNN_DEVICE __device__`).
-_SPACE_MACRO = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+((?:(?:__host__|__device__|__global__|__forceinline__"
-                          r"|__noinline__|inline|static)[ \t]*)+)$", re.M)
+_SPACE_MACRO = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+((?:\w+[ \t]*)+)$", re.M)
+_SPACE_WORDS = {"__host__", "__device__", "__global__", "__forceinline__", "__noinline__", "inline", "static"}
 
 
 def _space_macros(masked, words):
     """Adds to `words` ({macro: its expansion}) the macros `masked` defines as an execution space
-    (`__device__`, `__host__ __device__`, with `inline` and the like), so that a header that
-    declares its functions `TCNN_DEVICE` reads as device code as `__device__` does."""
+    (`__device__`, `__host__ __device__`, with `inline` and the like, or a macro of `words` that
+    spells one: detectron2's `HOST_DEVICE_INLINE HOST_DEVICE __forceinline__`), so that a header
+    that declares its functions `TCNN_DEVICE` reads as device code as `__device__` does."""
     for m in _SPACE_MACRO.finditer(masked):
-        if re.search(r"\b__(?:host|device|global)__\b", m.group(2)):
-            words[m.group(1)] = m.group(2).strip()
+        spelled = " ".join(words.get(w, w) for w in m.group(2).split())
+        if set(spelled.split()) <= _SPACE_WORDS and re.search(r"\b__(?:host|device|global)__\b", spelled):
+            words[m.group(1)] = spelled
     return words
 
 

@@ -57,7 +57,7 @@ _PARAMETER = re.compile(r"^(\s*)(" + _TYPE + r")\s*\*\s*((?:(?:__restrict__|__re
                         r"([A-Za-z_]\w*)?(\s*(?:=[\s\S]*)?)$")
 _NOT_TYPES = {"return", "case", "goto", "delete", "else", "do", "throw", "typedef", "using", "extern", "new", "sizeof"}
 _LOCAL = re.compile(r"(?<=[;{}(])(\s*)(?!(?:" + "|".join(sorted(_NOT_TYPES)) + r")\b)(" + _TYPE + r")\s*\*\s*"
-                    r"((?:(?:__restrict__|__restrict|const)\s*)*)([A-Za-z_]\w*)\s*(?=[=;\[])")
+                    r"((?:(?:__restrict__|__restrict|const)\s*)*)([A-Za-z_]\w*)\s*(?=;|\[|=(?!=))")
 # A member declaration: as a local, after an access specifier too.
 _MEMBER = re.compile(r"(?:(?<=[;{}])|(?<=[^:]:))" + _LOCAL.pattern[len("(?<=[;{}(])"):])
 # A function's head after its execution space: specifiers, then a pointer type it returns.
@@ -145,6 +145,8 @@ def _parameter_edits(text, masked, paren, close, checked):
 def _local_edits(masked, begin, end, checked):
     edits = []
     for m in _LOCAL.finditer(masked, begin, end):
+        if masked[m.start() - 1] == "(" and not re.search(r"\bfor\s*\($", masked[begin:m.start()]):
+            continue  # (after a parenthesis, a declaration is a for's: `f(a * b = c)` is none)
         element = _pointer_type(m.group(2))
         statement_end = masked.find(";", m.end())
         if not element or statement_end < 0 or "," in _top_level(masked[m.end():statement_end]):

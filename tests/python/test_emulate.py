@@ -520,6 +520,9 @@ def test_locals_casts_and_element_addresses_keep_the_bounds():
         f"__global__ void k({PTR}<const float> in, {PTR}<float> out) {{\n"
         f"  {PTR}<const vec3> p = {CAST}<const vec3>(in);\n  auto q = out + 1;\n  float *a = out, *b = out;\n"
         f"  float4 v = {CAST}<const float4>(in)[0];\n  atomicAdd((out + (2)), v.x & in[0]);\n}}")
+    # A product is no declaration (causal-conv1d's `static_assert(kL * kN == ...)`).
+    for kept in ("static_assert(a * b == 6);", "if (a * b == 6) return;", "f(a * b = c);"):
+        assert pointers(f"__global__ void k() {{ {kept} }}") == f"__global__ void k() {{ {kept} }}"
     # Arrays of pointers, and a device function's returned pointer.
     assert pointers("__device__ const float* f(const float* m) { const float* both[2] = {m, m}; return both[1]; }") == \
         f"__device__ {PTR}<const float> f({PTR}<const float> m) {{ {PTR}<const float> both[2] = {{m, m}}; return both[1]; }}"
