@@ -164,7 +164,8 @@ inline cudaError_t allocate(void** p, std::size_t bytes, memory_space space, con
   if (p == nullptr) return result(cudaErrorInvalidValue);
   *p = nullptr;
   if (lost()) return result(lost_error());
-  if (backend::allocate_in(p, bytes, space) != 0) return result(cudaErrorMemoryAllocation);
+  // (the runtime API's blocks are the live memory a sanitized build checks kernels against)
+  if (backend::allocate_in(p, bytes, space, CUGUARD_IMPL_LIVE_ALLOCATIONS != 0) != 0) return result(cudaErrorMemoryAllocation);
   const bool listing = leakcheck_on();
 #if CUGUARD_IMPL_INITCHECK
   const bool shadowing = space == memory_space::device && initcheck_on();

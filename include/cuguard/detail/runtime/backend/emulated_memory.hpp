@@ -41,14 +41,14 @@ inline emulated_memory& memory() {
   return *m;
 }
 
-/// Allocates `bytes` (256-byte aligned, as cudaMalloc) listed as `space`: in the guarded arena
-/// (a sanitized build: allocate_guarded), or exactly `bytes` (at least one), so that
-/// AddressSanitizer reports an access past them.
-inline status allocate_in(void** p, std::size_t bytes, memory_space space) {
+/// Allocates `bytes` (256-byte aligned, as cudaMalloc) listed as `space`: with `guard` in the
+/// guarded arena where a sanitized build guards the runtime API's blocks (allocate_guarded), or
+/// exactly `bytes` (at least one), so that AddressSanitizer reports an access past them.
+inline status allocate_in(void** p, std::size_t bytes, memory_space space, bool guard = false) {
   *p = nullptr;
   constexpr std::size_t most = std::size_t{1} << 40; // 1 TiB: more than a device has (and ASan's limit)
   const std::size_t n = bytes == 0 ? 1 : bytes;
-  *p = bytes <= most ? emulated_runtime::allocate_guarded(n) : nullptr;
+  *p = guard && bytes <= most ? emulated_runtime::allocate_guarded(n) : nullptr;
   const bool guarded = *p != nullptr;
   if (!guarded && (bytes > most || ::posix_memalign(p, 256, n) != 0)) {
     *p = nullptr;
