@@ -13,6 +13,7 @@ tensors, and ``device()`` says ``"cpu"``. ``checks`` sets CUGUARD_ENABLE_CHECKS 
 ``sanitize=True`` also checks the kernels' raw-pointer accesses against the live tensor storages
 (under emulation, wherever it runs).
 """
+import atexit
 import contextlib
 import ctypes
 import functools
@@ -170,9 +171,10 @@ def _emulated_flags(checks, sanitize, given=()):
 def _trace_source(folder):
     """The translation unit a GPU build with checks on adds to an extension: cuguard::torch, whose
     loading follows the CUDA caching allocator's trace (a T* converted to a cuguard::ptr bounded
-    by its block; NVTX's pools with CUGUARD_NVTX_POOLS=1), also where no source includes it."""
+    by its block; NVTX's pools with CUGUARD_NVTX_POOLS=1), also where no source includes it, and
+    the function a pending report is taken with (include/cuguard/detail/adapters/torch_gpu_unit.hpp)."""
     return _generated_source(folder, "cuguard_allocator_trace.cpp",
-                             "#include <torch/extension.h>\n#include <cuguard/torch.hpp>\n")
+                             "#include <torch/extension.h>\n#include <cuguard/detail/adapters/torch_gpu_unit.hpp>\n")
 
 
 def _storage_ranges(values, out):
@@ -257,13 +259,36 @@ def _in_job(error, job):
     return type(error)(text)
 
 
-def _reported(function):
+def _pending(library, wait):
+    """The report the extension's kernels recorded and nothing raised yet (`wait`: once the
+    device's work is done), as the exception Python raises, or None (a GPU build's
+    cuguard_torch_report, include/cuguard/detail/adapters/torch_gpu_unit.hpp)."""
+    text = ctypes.create_string_buffer(1 << 16)
+    kind = library.cuguard_torch_report(text, ctypes.c_size_t(len(text)), 1 if wait else 0)
+    return (IndexError if kind == 1 else RuntimeError)(text.value.decode("utf-8", "replace")) if kind else None
+
+
+def _report_at_exit(library):
+    """At exit: a report of the last kernels that no call raised is printed, never lost."""
+    error = _pending(library, True)
+    if error is not None:
+        print(f"cuguard: a report no call of the extension raised, found at exit:\n{error}", file=sys.stderr)
+
+
+def _reported(function, library=None):
     """`function` of a checked extension: in a torch.distributed job, a cuguard report it raises
-    names the rank (_in_job)."""
+    names the rank (_in_job). With `library` (a GPU build): once the call returned, a report its
+    kernels recorded is raised by it; with CUGUARD_LAUNCH_BLOCKING=1 after the device's work is
+    done (each call waits for the device), else where the kernels have already recorded it (the
+    next call raises a later one)."""
     @functools.wraps(function)
     def call(*args, **kwargs):
         try:
-            return function(*args, **kwargs)
+            result = function(*args, **kwargs)
+            error = _pending(library, os.environ.get("CUGUARD_LAUNCH_BLOCKING") == "1") if library else None
+            if error is not None:
+                raise error
+            return result
         except (IndexError, RuntimeError) as error:
             job = _distributed_job() if str(error).startswith("cuguard:") else None
             if job is None:
@@ -274,12 +299,16 @@ def _reported(function):
 
 def _wrap_functions(module, storages):
     """The module's functions wrapped: _sanitized where cuguard is told the storages of their
-    tensors (emulation), and _reported."""
-    library = ctypes.CDLL(module.__file__) if storages else None
+    tensors (emulation), and _reported (on a GPU, taking the reports its kernels recorded after
+    each call, and at exit)."""
+    library = ctypes.CDLL(module.__file__)
+    gpu = None if storages or not hasattr(library, "cuguard_torch_report") else library
+    if gpu is not None:
+        atexit.register(_report_at_exit, gpu)
     for name in dir(module):
         function = getattr(module, name)
         if not name.startswith("_") and type(function).__name__ == "builtin_function_or_method":
-            setattr(module, name, _reported(_sanitized(function, library) if storages else function))
+            setattr(module, name, _reported(_sanitized(function, library) if storages else function, gpu))
     return module
 
 

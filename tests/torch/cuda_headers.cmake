@@ -37,6 +37,20 @@ compile("tests/torch/host_only.cpp (${CXX}, checks on)"
   ${CXX} ${common} -DCUGUARD_ENABLE_CHECKS=1 ${torch_includes} -c "${SOURCE_DIR}/tests/torch/host_only.cpp" -o "${object}")
 holds_follower("tests/torch/host_only.cpp" "${object}")
 
+execute_process(COMMAND "${PYTHON}" -c "import sysconfig; print(sysconfig.get_paths()['include'])"
+                OUTPUT_VARIABLE python_include OUTPUT_STRIP_TRAILING_WHITESPACE) # (torch/extension.h: Python.h)
+
+# The translation unit cuguard.torch.load adds to a GPU build with checks on (the allocator's
+# trace, and the function Python takes a pending report with after each call).
+file(WRITE "${BINARY_DIR}/gpu_unit.cpp" "#include <torch/extension.h>\n#include <cuguard/detail/adapters/torch_gpu_unit.hpp>\n")
+compile("cuguard.torch's GPU unit, torch_gpu_unit.hpp (${CXX}, checks on)"
+  ${CXX} ${common} -DCUGUARD_ENABLE_CHECKS=1 ${torch_includes} -I${python_include} -c "${BINARY_DIR}/gpu_unit.cpp"
+  -o "${BINARY_DIR}/gpu_unit.o")
+execute_process(COMMAND nm "${BINARY_DIR}/gpu_unit.o" OUTPUT_VARIABLE symbols)
+if(NOT symbols MATCHES " T cuguard_torch_report")
+  message(FATAL_ERROR "torch_gpu_unit.hpp: no cuguard_torch_report in ${BINARY_DIR}/gpu_unit.o")
+endif()
+
 # The raw-pointer extension's kernels with their pointers checked by the build, for nvcc.
 set(translated "${BINARY_DIR}/ops.pointers.cu")
 execute_process(COMMAND "${PYTHON}" "${SOURCE_DIR}/python/cuguard/emulate.py" --nvcc
@@ -44,8 +58,6 @@ execute_process(COMMAND "${PYTHON}" "${SOURCE_DIR}/python/cuguard/emulate.py" --
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "emulate.py --nvcc failed on tests/torch/raw_pointers/ops.cu (${rc})")
 endif()
-execute_process(COMMAND "${PYTHON}" -c "import sysconfig; print(sysconfig.get_paths()['include'])"
-                OUTPUT_VARIABLE python_include OUTPUT_STRIP_TRAILING_WHITESPACE) # (torch/extension.h: Python.h)
 compile("tests/torch/raw_pointers/ops.cu, its pointers checked (nvcc, checks on)"
   ${NVCC} ${common} -arch=sm_${ARCH} --expt-relaxed-constexpr -DCUGUARD_ENABLE_CHECKS=1 ${torch_includes}
   -I${python_include} -c "${translated}" -o "${BINARY_DIR}/ops.pointers.o")

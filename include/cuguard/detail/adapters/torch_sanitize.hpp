@@ -20,8 +20,7 @@
 #endif
 #include <cuguard/emulated_runtime.hpp> // IWYU pragma: export (the access callbacks, defined here at least once)
 #include <cuguard/check.hpp>
-#include <cuguard/cuda_error.hpp>
-#include <cuguard/violation_error.hpp>
+#include <cuguard/detail/adapters/torch_reports.hpp>
 #include <cuguard/detail/platform/environment.hpp>
 #include <cuguard/detail/runtime/guarded_arena.hpp>
 #include <cuguard/detail/runtime/live_memory.hpp>
@@ -203,21 +202,5 @@ extern "C" __attribute__((visibility("default"))) void cuguard_sanitize_leave(co
 /// most `size` bytes with the final 0); 1 where Python raises it as IndexError (out of bounds),
 /// 2 as RuntimeError, 0 where none is pending.
 extern "C" __attribute__((visibility("default"))) int cuguard_sanitize_check(char* text, std::size_t size) {
-  const auto copy = [&](const char* what) {
-    if (size == 0) return;
-    const std::size_t n = std::strlen(what) < size - 1 ? std::strlen(what) : size - 1;
-    std::memcpy(text, what, n);
-    text[n] = '\0';
-  };
-  try {
-    ::cuguard::check();
-  } catch (const ::cuguard::violation_error& e) {
-    copy(e.what());
-    const ::cuguard::violation_kind k = e.report().kind;
-    return k == ::cuguard::violation_kind::out_of_bounds || k == ::cuguard::violation_kind::index_overflow ? 1 : 2;
-  } catch (const std::exception& e) {
-    copy(e.what());
-    return 2;
-  }
-  return 0;
+  return ::cuguard::detail::torch_adapter::take_report(text, size, true);
 }
