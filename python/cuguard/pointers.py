@@ -21,7 +21,9 @@ __device__``, which host code calls with host pointers):
 
 * a ``__host__ __device__`` function that takes a pointer is defined again after it, for device
   code only, with its pointers checked: the overload a call with a checked pointer picks (host
-  code calls the original with host pointers);
+  code calls the original with host pointers); so is a ``__device__`` function template (a raw
+  pointer, a ``__shared__`` array's, deduces no ``T`` of ``cuguard::ptr<T>``: it calls the
+  original);
 * a pointer member (an array of them too) of a class that a device function takes by value or
   by reference (named in its parameters, in this file or in the source that includes it) is
   ``::cuguard::ptr<T>``: a launch's argument of that class converts it on the host.
@@ -329,6 +331,12 @@ def pointer_edits(text, masked, words=None, deduced=None, passed=None, where="")
     words = _space_macros(masked, {} if words is None else dict(words))
     edits = _member_edits(masked, passed_types(masked, words) | set(passed or ()))
     for head, keyword, paren, close, body, keyword_end in _functions(masked, words):
+        if keyword == "__device__" and body is not None and re.search(r"\btemplate\s*<", masked[head:paren]):
+            # A template is kept for raw pointers (a __shared__ array, from which a ptr<T> deduces
+            # no T) and defined again for checked ones.
+            copy = _device_copy(text, masked, words, (head, keyword, paren, close, body, keyword_end), where)
+            edits += [[(copy[0], copy[0], copy[1])]] if copy else []
+            continue
         checked = set()
         returned = _return_edit(masked, keyword_end, paren) if keyword == "__device__" else None
         edits += [returned] if returned else []

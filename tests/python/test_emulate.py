@@ -512,6 +512,14 @@ def test_pointer_parameters_of_device_code_become_checked_pointers():
         f'#line 2 "/src/k.cu"\n __device__ float f({PTR}<const float> p) {{ return p[0]; }}\n#line 3 "/src/k.cu"\nint x;')
 
 
+def test_a_device_function_template_is_kept_for_raw_pointers_and_defined_again_for_checked_ones():
+    # (apex's reduce_block_into_lanes(T* x, ...), called with a __shared__ array)
+    out = pointers("template <typename T>\n__device__ T first(T* x) { return x[0]; }\nint y;")
+    assert out == ("template <typename T>\n__device__ T first(T* x) { return x[0]; }\n"
+                   f'#line 1 "/src/k.cu"\ntemplate <typename T>\n__device__ T first({PTR}<T> x) {{ return x[0]; }}\n'
+                   '#line 3 "/src/k.cu"\nint y;')
+
+
 def test_locals_casts_and_element_addresses_keep_the_bounds():
     src = ("__global__ void k(const float* in, float* out) {\n"
            "  const vec3* p = (const vec3*)in;\n  auto* q = out + 1;\n  float *a = out, *b = out;\n"
