@@ -92,6 +92,12 @@ class ptr : private detail::pointer_calls<T> {
   /// ptr<const T> from ptr<T>.
   template <class U, std::enable_if_t<std::is_same<const U, T>::value && !std::is_const<U>::value, int> = 0>
   CUGUARD_HOST_DEVICE ptr(const ptr<U>& other) noexcept : b_{other.b_.view, other.b_.offset} {}
+  /// ptr<volatile T> (a flag polled through volatile) from ptr<T>, as a T* converts.
+  template <class U, std::enable_if_t<std::is_volatile<T>::value && !std::is_volatile<U>::value &&
+                                          std::is_same<std::remove_cv_t<U>, std::remove_cv_t<T>>::value &&
+                                          std::is_convertible<U*, T*>::value,
+                                      int> = 0>
+  CUGUARD_HOST_DEVICE ptr(const ptr<U>& other) noexcept : b_(detail::recast<T>(other.b_)) {}
 
   /// The element i places on, checked; a failed check reports this line.
   CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE T& operator[](detail::first_index i) const { return at(i.value, i.where); }

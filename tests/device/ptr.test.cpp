@@ -123,6 +123,9 @@ __global__ void copy_through_void(cuguard::ptr<const float> in, cuguard::ptr<flo
   for (int i = static_cast<int>(threadIdx.x); i < n; i += static_cast<int>(blockDim.x)) out[i] = back[i];
 }
 
+/// A flag set through a volatile pointer (apex's noop_flag), given a ptr<int>.
+__global__ void set_flag(cuguard::ptr<volatile int> flag, int at) { flag[at] = 1; }
+
 /// out[rows[i]] = 1: an index read from a view, through a pointer.
 __global__ void write_rows(cuguard::ptr<float> out, cuguard::checked_view<const int, 1> rows) {
   const auto i = static_cast<int>(threadIdx.x);
@@ -316,6 +319,19 @@ TEST_CASE("a table of ptr<void> cast to float in a functor computes what void* d
   CHECK(a.to_host() == std::vector<float>(5, 4.0f));
 }
 
+CUGUARD_CHECKED_TEST("a ptr<volatile int> from a ptr<int> sets its element, and one past it is reported") {
+  cuguard::device_buffer<int> flag(2, "flag");
+  flag.copy_from_host(std::vector<int>{0, 0});
+  const cuguard::ptr<int> plain = flag.data();
+  cuguard::launch(ptr_tests::set_flag, 1, 1, cuguard::ptr<volatile int>(plain), 1);
+  CHECK(flag.to_host() == std::vector<int>{0, 1});
+  cuguard::launch(ptr_tests::set_flag, 1, 1, cuguard::ptr<volatile int>(plain), 2);
+  const auto c = checked();
+  REQUIRE(c.thrown);
+  CHECK(c.report.index[0] == 2);
+  CHECK(c.report.extent[0] == 2);
+}
+
 CUGUARD_CHECKED_TEST("a ptr<void> is bounded by its allocation's bytes: an overrun through its cast is reported") {
   cuguard::device_buffer<float> a(5, "a"), b(7, "b");
   const ptr_tests::tensor_table t{{a.data(), b.data(), a.data()}, {5, 8, 5}}; // b holds 7 floats, not 8
@@ -328,6 +344,8 @@ CUGUARD_CHECKED_TEST("a ptr<void> is bounded by its allocation's bytes: an overr
   CHECK(std::string(c.report.type) == "float");
   CHECK(std::string(c.report.alloc_label) == "b");
   static_assert(std::is_convertible<cuguard::ptr<float>, cuguard::ptr<void>>::value, "as float* to void*");
+  static_assert(std::is_convertible<cuguard::ptr<int>, cuguard::ptr<volatile int>>::value, "as int* to volatile int*");
+  static_assert(!std::is_convertible<cuguard::ptr<volatile int>, cuguard::ptr<int>>::value, "volatile stays");
   static_assert(std::is_convertible<cuguard::ptr<void>, cuguard::ptr<const void>>::value, "as void* to const void*");
   static_assert(!std::is_convertible<cuguard::ptr<const float>, cuguard::ptr<void>>::value, "const stays");
   static_assert(!std::is_convertible<cuguard::ptr<const void>, cuguard::ptr<void>>::value, "const stays");
