@@ -111,6 +111,12 @@ class ptr : private detail::pointer_calls<T> {
 
   /// True unless null.
   CUGUARD_HOST_DEVICE explicit operator bool() const noexcept { return address() != 0; }
+  /// The address as an integer wide enough to hold it (`(size_t)p`, `(int64_t)p`: alignment
+  /// arithmetic), as a T*'s cast gives it.
+  template <class I, std::enable_if_t<detail::is_integer_v<I> && sizeof(I) >= sizeof(void*), int> = 0>
+  CUGUARD_HOST_DEVICE explicit operator I() const noexcept {
+    return static_cast<I>(address());
+  }
 
   CUGUARD_HOST_DEVICE ptr& operator++() noexcept { return step(1); }
   CUGUARD_HOST_DEVICE ptr& operator--() noexcept { return step(-1); }
@@ -247,6 +253,11 @@ class void_pointer {
   CUGUARD_HOST_DEVICE void_pointer(const ptr<U>& q) noexcept : b_(recast<Byte>(ptr_access::bounds(q))) {}
 
   CUGUARD_HOST_DEVICE explicit operator bool() const noexcept { return address() != 0; }
+  /// The address as an integer wide enough to hold it, as a void*'s cast gives it.
+  template <class I, std::enable_if_t<is_integer_v<I> && sizeof(I) >= sizeof(void*), int> = 0>
+  CUGUARD_HOST_DEVICE explicit operator I() const noexcept {
+    return static_cast<I>(address());
+  }
   CUGUARD_HOST_DEVICE friend bool operator==(const void_pointer& a, std::nullptr_t) noexcept { return a.address() == 0; }
   CUGUARD_HOST_DEVICE friend bool operator!=(const void_pointer& a, std::nullptr_t) noexcept { return a.address() != 0; }
   CUGUARD_HOST_DEVICE friend bool operator==(const void_pointer& a, const void_pointer& b) noexcept {

@@ -123,6 +123,13 @@ __global__ void copy_through_void(cuguard::ptr<const float> in, cuguard::ptr<flo
   for (int i = static_cast<int>(threadIdx.x); i < n; i += static_cast<int>(blockDim.x)) out[i] = back[i];
 }
 
+/// `(I)p`, as a C-style cast of a pointer gives it: a checked pointer's explicit conversion.
+template <class I, class P>
+I as_integer(P p) {
+  if constexpr (std::is_pointer<P>::value) return reinterpret_cast<I>(p);
+  else return static_cast<I>(p);
+}
+
 /// A flag set through a volatile pointer (apex's noop_flag), given a ptr<int>.
 __global__ void set_flag(cuguard::ptr<volatile int> flag, int at) { flag[at] = 1; }
 
@@ -325,6 +332,10 @@ CUGUARD_CHECKED_TEST("a ptr<volatile int> from a ptr<int> sets its element, and 
   const cuguard::ptr<int> plain = flag.data();
   cuguard::launch(ptr_tests::set_flag, 1, 1, cuguard::ptr<volatile int>(plain), 1);
   CHECK(flag.to_host() == std::vector<int>{0, 1});
+  // The address as an integer, as a cast of a T* gives it (alignment arithmetic).
+  CHECK(ptr_tests::as_integer<std::uintptr_t>(plain + 1) == reinterpret_cast<std::uintptr_t>(flag.data() + 1));
+  CHECK(ptr_tests::as_integer<std::int64_t>(cuguard::ptr<void>(flag.data())) == reinterpret_cast<std::int64_t>(flag.data()));
+  static_assert(!std::is_constructible<int, cuguard::ptr<int>>::value, "no narrower integer");
   cuguard::launch(ptr_tests::set_flag, 1, 1, cuguard::ptr<volatile int>(plain), 2);
   const auto c = checked();
   REQUIRE(c.thrown);

@@ -74,7 +74,7 @@ constexpr T gpu_cast(U x) noexcept {
     if (!__builtin_is_constant_evaluated()) return device_math::to_integer<T>(static_cast<double>(x), FE_TOWARDZERO);
   }
   if constexpr (std::is_pointer<U>::value) return reinterpret_cast<T>(x); // (a C-style cast's meaning)
-  else return static_cast<T>(x);
+  else return static_cast<T>(x); // (a checked pointer's address: its explicit conversion)
 }
 } // namespace detail
 CUGUARD_IMPL_END_NAMESPACE
