@@ -321,8 +321,10 @@ def _launches(text, masked, path, torch, pointers=False, deduced=()):
             if pointers and re.sub(r"\s*<.*$", "", name, flags=re.S).split("::")[-1].strip() in deduced:
                 deducer = re.sub(r"([A-Za-z_]\w*)(\s*(?:<.*>)?)$", r"cuguard_impl_deduce_\1\2", name, flags=re.S)
                 call = f"({deducer}(::cuguard::detail::raw_argument(cuguard_impl_params)...))"
+            given = "::cuguard::detail::deduced_argument(cuguard_impl_params)..." if call != f"({name})" \
+                else "cuguard_impl_params..."
             head = (f"::cuguard::detail::chevron_named<{launch}{', true' if pointers else ''}>("
-                    f"[&](auto&... cuguard_impl_params) {{ {call}(cuguard_impl_params...); }}, "
+                    f"[&](auto&... cuguard_impl_params) {{ {call}({given}); }}, "
                     f"[&](auto cuguard_impl_tag) -> decltype({pointer}) {{ return {pointer}; }}, "
                     f"\"{name}\"{_parameters_of(kernels, name)}{newline * lines}, ")
         else:

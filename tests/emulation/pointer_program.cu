@@ -3,9 +3,10 @@
 // a pointer cast to a small vector type and to float4, a pointer passed on to a device helper
 // (and an element's address) and to a __host__ __device__ one, a local pointer moved along a
 // row, a deduced template launch, a void* parameter cast where it is used, a struct of void*
-// members cast in a functor. With `plant`, each kernel is told of one element more than its
-// buffer holds; the test matches each report's line, pointer and extent. Built by nvcc with
-// cuguard_check_pointers too (its correct run, on a GPU).
+// members cast in a functor, a raw pointer in a kernel template's parameter pack. With `plant`,
+// each kernel is told of one element more than its buffer holds; the test matches each report's
+// line, pointer and extent. Built by nvcc with cuguard_check_pointers too (its correct run, on a
+// GPU).
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -68,6 +69,16 @@ __global__ void apply_table(T table, F f, float by) {
   f(table, static_cast<int>(blockIdx.x), by);
 }
 
+// A kernel template whose parameter pack takes a raw pointer too (apex's `ArgTypes... args`).
+template <class P, class... R>
+__device__ P first_of(P p, R...) {
+  return p;
+}
+template <class T, class... Extra>
+__global__ void add_second(T* out, Extra... extra) {
+  out[0] += first_of(extra...)[1];
+}
+
 int main(int argc, char** argv) {
   const int plant = argc > 1 && std::strcmp(argv[1], "plant") == 0 ? 1 : 0;
   float *points = nullptr, *sums = nullptr, *in = nullptr, *out = nullptr, *m = nullptr;
@@ -97,6 +108,8 @@ int main(int argc, char** argv) {
   table.sizes[0] = 8;
   table.sizes[1] = 8 + plant;
   apply_table<<<2, 32>>>(table, scale_by{}, 0.5f);
+  cudaDeviceSynchronize();
+  add_second<<<1, 1>>>(out, in);
   cudaDeviceSynchronize();
   std::vector<float> s(4), o(8), rows(15);
   std::vector<unsigned char> b(16);

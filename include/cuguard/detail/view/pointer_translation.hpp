@@ -49,6 +49,32 @@ CUGUARD_HOST_DEVICE T* raw_argument(const ptr<T>& p) noexcept {
 }
 #endif
 
+#if CUGUARD_IMPL_CHECKS
+/// A checked launch argument given to the kernel instance its deducer picked: it becomes the
+/// parameter's type, a checked pointer (const or volatile added) or, where the parameter stayed a
+/// raw pointer (a parameter pack's, `ArgTypes... args`), the raw pointer.
+template <class T>
+struct either_pointer {
+  ptr<T> p;
+  template <class U, std::enable_if_t<std::is_constructible<ptr<U>, const ptr<T>&>::value, int> = 0>
+  CUGUARD_HOST_DEVICE operator ptr<U>() const noexcept {
+    return ptr<U>(p);
+  }
+  template <class U, std::enable_if_t<std::is_convertible<T*, U*>::value, int> = 0>
+  CUGUARD_HOST_DEVICE operator U*() const noexcept {
+    return unchecked(p);
+  }
+};
+template <class T>
+CUGUARD_HOST_DEVICE either_pointer<T> deduced_argument(const ptr<T>& p) noexcept {
+  return {p};
+}
+#endif
+template <class A>
+CUGUARD_HOST_DEVICE constexpr const A& deduced_argument(const A& a) noexcept {
+  return a;
+}
+
 /// `(U*)p` of a raw pointer: as written (a pointer made in device code has no bounds to keep).
 template <class U, class T>
 CUGUARD_HOST_DEVICE U* pointer_cast(T* p) noexcept {
