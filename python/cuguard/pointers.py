@@ -130,12 +130,16 @@ def _return_edit(masked, keyword_end, paren):
     return [(m.start(2), m.end(3), f"{PTR}<{_pointer_type(m.group(2))}> ")]
 
 
-def _parameter_edits(text, masked, paren, close, checked):
+def _parameter_edits(text, masked, paren, close, checked, only=None):
+    """The edits of the pointer parameters (with `only`, of those whose ordinals among the
+    pointer parameters it holds); their names go into `checked`."""
     edits = []
     at = paren + 1
+    ordinal = 0
     for piece in _top_level_pieces(masked[paren + 1:close]):
         new = _parameter(text[at:at + len(piece)]) if "*" in piece else None
-        if new is not None:
+        ordinal += new is not None
+        if new is not None and (only is None or ordinal - 1 in only):
             edits.append([(at, at + len(piece), new)])
             name = re.search(r"([A-Za-z_]\w*)\s*(?:=|$)", piece.split("=")[0] + "=")
             if name:
@@ -280,7 +284,7 @@ _NOT_RETURNED = {"__host__", "__device__", "__forceinline__", "__noinline__", "i
                  "virtual"}
 
 
-def _device_copy(text, masked, words, function, where):
+def _device_copy(text, masked, words, function, where, only=None):
     """A __host__ __device__ function that takes a pointer, defined again for device code only
     with its pointers checked (an overload that a call with a checked pointer picks; host code
     calls the function as it is written, with host pointers), between #line directives that give
@@ -288,7 +292,7 @@ def _device_copy(text, masked, words, function, where):
     where the function takes no pointer.""" 
     head, _, paren, close, body, keyword_end = function
     checked = set()
-    groups = _parameter_edits(text, masked, paren, close, checked)
+    groups = _parameter_edits(text, masked, paren, close, checked, only)
     if not checked or body is None:
         return None
     returned = _return_edit(masked, keyword_end, paren)
@@ -334,8 +338,13 @@ def pointer_edits(text, masked, words=None, deduced=None, passed=None, where="")
         if keyword == "__device__" and body is not None and re.search(r"\btemplate\s*<", masked[head:paren]):
             # A template is kept for raw pointers (a __shared__ array, from which a ptr<T> deduces
             # no T) and defined again for checked ones.
-            copy = _device_copy(text, masked, words, (head, keyword, paren, close, body, keyword_end), where)
-            edits += [[(copy[0], copy[0], copy[1])]] if copy else []
+            function = (head, keyword, paren, close, body, keyword_end)
+            count = len(_parameter_edits(text, masked, paren, close, set()))
+            # (two pointers: a copy for each of them checked alone too, for a call that gives one
+            # a register array: apex's load_store(r_in, in, ...))
+            subsets = [None, {0}, {1}] if count == 2 else [None]
+            copies = [c for c in (_device_copy(text, masked, words, function, where, only) for only in subsets) if c]
+            edits += [[(copies[0][0], copies[0][0], "".join(c[1] for c in copies))]] if copies else []
             continue
         checked = set()
         returned = _return_edit(masked, keyword_end, paren) if keyword == "__device__" else None

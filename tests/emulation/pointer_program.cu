@@ -3,10 +3,10 @@
 // a pointer cast to a small vector type and to float4, a pointer passed on to a device helper
 // (and an element's address) and to a __host__ __device__ one, a local pointer moved along a
 // row, a deduced template launch, a void* parameter cast where it is used, a struct of void*
-// members cast in a functor, a raw pointer in a kernel template's parameter pack. With `plant`,
-// each kernel is told of one element more than its buffer holds; the test matches each report's
-// line, pointer and extent. Built by nvcc with cuguard_check_pointers too (its correct run, on a
-// GPU).
+// members cast in a functor, a raw pointer in a kernel template's parameter pack, a template
+// given a register array and a checked pointer. With `plant`, each kernel is told of one element
+// more than its buffer holds; the test matches each report's line, pointer and extent. Built by
+// nvcc with cuguard_check_pointers too (its correct run, on a GPU).
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -79,6 +79,19 @@ __global__ void add_second(T* out, Extra... extra) {
   out[0] += first_of(extra...)[1];
 }
 
+// A register array and a checked pointer through one template (apex's load_store): x is
+// copied out and back.
+template <class T>
+__device__ void copy2(T* dst, T* src) {
+  dst[0] = src[0];
+  dst[1] = src[1];
+}
+__global__ void round_trip(float* x) {
+  float r[2];
+  copy2(r, x);
+  copy2(x, r);
+}
+
 int main(int argc, char** argv) {
   const int plant = argc > 1 && std::strcmp(argv[1], "plant") == 0 ? 1 : 0;
   float *points = nullptr, *sums = nullptr, *in = nullptr, *out = nullptr, *m = nullptr;
@@ -110,6 +123,7 @@ int main(int argc, char** argv) {
   apply_table<<<2, 32>>>(table, scale_by{}, 0.5f);
   cudaDeviceSynchronize();
   add_second<<<1, 1>>>(out, in);
+  round_trip<<<1, 1>>>(out);
   cudaDeviceSynchronize();
   std::vector<float> s(4), o(8), rows(15);
   std::vector<unsigned char> b(16);
