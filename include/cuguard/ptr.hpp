@@ -22,7 +22,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <iterator>
 #include <type_traits>
 
 /// `__restrict__` where a kernel's parameter was `T* __restrict__`: `cuguard::ptr<const float>
@@ -75,10 +74,10 @@ class ptr : private detail::pointer_calls<T> {
   using element_type = T;
   using value_type = std::remove_cv_t<T>;
   using difference_type = std::ptrdiff_t;
-  // (a random-access iterator, as a T* is: CUB's block loads take one)
+  // (an iterator's types, as CUB's block loads read them; no category: <iterator> would cost
+  // every translation unit <string>)
   using reference = T&;
   using pointer = T*;
-  using iterator_category = std::random_access_iterator_tag;
 
   /// A null pointer: no element to reach.
   ptr() = default;
