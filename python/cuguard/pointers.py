@@ -17,22 +17,22 @@ __device__``, which host code calls with host pointers):
   ``::cuguard::detail::pointer_cast<U>(e)``: a checked pointer's bounds, in bytes, kept
   (detail/view/pointer_translation.hpp), a raw pointer or an integer cast as written;
 * ``&name[i]`` of a parameter or local made checked is ``(name + (i))``: a pointer to an element
-  keeps its bounds.
-
+  keeps its bounds;
 * a ``__host__ __device__`` function that takes a pointer is defined again after it, for device
   code only, with its pointers checked: the overload a call with a checked pointer picks (host
   code calls the original with host pointers); so is a ``__device__`` function template (a raw
   pointer, a ``__shared__`` array's, deduces no ``T`` of ``cuguard::ptr<T>``: it calls the
-  original);
+  original; with two pointer parameters, it is also defined with each of them checked alone);
+* a kernel template is followed by its deducer (_deducer), through which a launch deduces its
+  template arguments from the raw pointers;
 * a pointer member (an array of them too) of a class that a device function takes by value or
   by reference (named in its parameters, in this file or in the source that includes it) is
   ``::cuguard::ptr<T>``: a launch's argument of that class converts it on the host.
 
-Pointers to pointers, function pointers and declarations of several declarators are left as
-written.
+Pointers to pointers, function pointers, declarations of several declarators and functions
+defined inside a macro are left as written.
 """
 import re
-
 import sys
 
 if __package__:
