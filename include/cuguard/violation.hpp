@@ -163,6 +163,12 @@ struct violation {
   site_record alloc_site;  ///< where it was tracked
   site_record free_site;   ///< where it was released
 
+  /// Pointer accesses whose bounds host code took from a tensor (cuguard.torch's checked
+  /// pointers): the tensor as the source spelled it (`x` of `x.data_ptr<float>()`), and the one
+  /// whose elements the access's address lies in, where another known tensor holds it.
+  char tensor[64];
+  char tensor_hit[64];
+
   memory_space space;      ///< memory space of the view
   int device;              ///< device of the view's memory, -1 if none or unknown
 

@@ -29,22 +29,26 @@ __device__``, which host code calls with host pointers):
   by reference (named in its parameters, in this file or in the source that includes it) is
   ``::cuguard::ptr<T>``: a launch's argument of that class converts it on the host.
 
-Pointers to pointers, function pointers, declarations of several declarators and functions
-defined inside a macro are left as written.
+Pointers to pointers, function pointers and declarations of several declarators are left as
+written, and so are the function templates and ``__host__ __device__`` functions defined in a
+macro (a function defined in a macro is made checked as any other). So is the body of the function after a ``#pragma
+cuguard unchecked`` line (hot code the user trusts): its pointer parameters are checked ones, so
+that checked callers call it, unwrapped (_raw_edits); ``#pragma cuguard unchecked file`` keeps
+the whole file as written (emulate.py blanks those lines in every copy: no compiler warns of them).
 """
 import re
 import sys
 
 if __package__:
-    from .emulate import _function_at, _in_directive, _match_forward, _operand_end, _space_macros, _spelled, \
-        _top_level_pieces
+    from .emulate import _device_bodies, _function_at, _in_directive, _match_forward, _operand_end, _space_macros, \
+        _spelled, _top_level_pieces
 else:  # (beside emulate.py run as a script: installed as cuguard_pointers.py beside cuguard_emulate.py)
     _emulate = sys.modules["__main__"] if hasattr(sys.modules["__main__"], "_function_at") else __import__("emulate")
     _function_at, _match_forward, _operand_end = _emulate._function_at, _emulate._match_forward, _emulate._operand_end
-    _in_directive = _emulate._in_directive
+    _in_directive, _device_bodies = _emulate._in_directive, _emulate._device_bodies
     _space_macros, _spelled, _top_level_pieces = _emulate._space_macros, _emulate._spelled, _emulate._top_level_pieces
 
-__all__ = ["pointer_edits", "passed_types", "DEDUCE", "PRELUDE"]
+__all__ = ["pointer_edits", "passed_types", "tensor_edits", "UNCHECKED", "DEDUCE", "PRELUDE", "TENSORS"]
 
 PRELUDE = "#include <cuguard/detail/view/pointer_translation.hpp>\n"
 PTR = "::cuguard::ptr"
@@ -69,6 +73,8 @@ _CAST_TYPE = r"(" + _TYPE + r")\s*\*\s*"
 _NAMED_CAST = re.compile(r"\b(?:reinterpret_cast|static_cast)\s*<\s*" + _CAST_TYPE + r">\s*\(")
 _C_CAST = re.compile(r"\(\s*" + _CAST_TYPE + r"\)")
 _ELEMENT_ADDRESS = re.compile(r"&\s*([A-Za-z_]\w*)\s*\[")
+# `#pragma cuguard unchecked` (the function after it as written), `... unchecked file` (the file).
+UNCHECKED = re.compile(r"^[ \t]*#[ \t]*pragma[ \t]+cuguard[ \t]+unchecked\b[ \t]*(\w*)[^\n]*", re.M)
 
 
 def _pointer_type(spelled):
@@ -284,7 +290,7 @@ _NOT_RETURNED = {"__host__", "__device__", "__forceinline__", "__noinline__", "i
                  "virtual"}
 
 
-def _device_copy(text, masked, words, function, where, only=None):
+def _device_copy(text, masked, words, function, where, only=None, raw=False):
     """A __host__ __device__ function that takes a pointer, defined again for device code only
     with its pointers checked (an overload that a call with a checked pointer picks; host code
     calls the function as it is written, with host pointers), between #line directives that give
@@ -295,9 +301,12 @@ def _device_copy(text, masked, words, function, where, only=None):
     groups = _parameter_edits(text, masked, paren, close, checked, only)
     if not checked or body is None:
         return None
-    returned = _return_edit(masked, keyword_end, paren)
-    groups += ([returned] if returned else []) + _local_edits(masked, body[0], body[1], checked) + \
-        _cast_edits(masked, body[0], body[1]) + _address_edits(masked, body[0], body[1], checked)
+    if raw:  # (#pragma cuguard unchecked: its body as written)
+        groups = _raw_edits(text, masked, paren, close, body)
+    else:
+        returned = _return_edit(masked, keyword_end, paren)
+        groups += ([returned] if returned else []) + _local_edits(masked, body[0], body[1], checked) + \
+            _cast_edits(masked, body[0], body[1]) + _address_edits(masked, body[0], body[1], checked)
     start = head  # (the declaration's first line: past the directives and blank lines before it)
     while True:
         line = re.match(r"[ \t]*(?:#[^\n]*)?\n", masked[start:])
@@ -325,16 +334,68 @@ def _device_copy(text, masked, words, function, where, only=None):
     return eol, f'\n#line {first} "{where}"\n{"".join(copy)}\n#line {after} "{where}"'
 
 
+RAW = "cuguard_impl_raw_"
+
+
+def _raw_edits(text, masked, paren, close, body):
+    """The edits of a function a ``#pragma cuguard unchecked`` keeps as written: its pointer
+    parameters checked ones (``ptr<T> cuguard_impl_raw_p``), so that checked callers call it, and
+    its body's first statements the raw pointers it uses under their names (``T* p =
+    cuguard::unchecked(cuguard_impl_raw_p);``), the rest of it unchanged."""
+    edits, raw = [], []
+    at = paren + 1
+    for piece in _top_level_pieces(masked[paren + 1:close]):
+        written = text[at:at + len(piece)]
+        m = _PARAMETER.match(written) if "*" in piece else None
+        if m is not None and m.group(4) and _parameter(written) is not None:
+            edits.append([(at, at + len(piece), _parameter(written[:m.start(4)] + RAW + written[m.start(4):]))])
+            raw.append(f" {m.group(2)}* {m.group(3)}{m.group(4)} = ::cuguard::unchecked({RAW}{m.group(4)});")
+        at += len(piece) + 1
+    return edits + ([[(body[0] + 1, body[0] + 1, "".join(raw))]] if body is not None and raw else [])
+
+
+def _unchecked(masked, words):
+    """The parentheses (parameter lists' openings) of the functions a ``#pragma cuguard
+    unchecked`` keeps as written, each the first function after one; None where the file is
+    kept as written (``#pragma cuguard unchecked file``)."""
+    pragmas = list(UNCHECKED.finditer(masked))
+    if any(m.group(1) == "file" for m in pragmas):
+        return None
+    parens = sorted(f[2] for f in _functions(masked, words) + _functions(masked, words, host_device=True))
+    return {next((p for p in parens if p > m.end()), -1) for m in pragmas}
+
+
 def pointer_edits(text, masked, words=None, deduced=None, passed=None, where=""):
     """[[(begin, end, replacement), ...]] that make the raw pointers of `text`'s device code
     checked (see the module's doc), each the edits of one change (a cast's two ends); `masked` is
     the text with comments and literals blanked. `deduced` collects the names of the kernel
     templates given a deducer (_deducer); `passed` names the class types whose pointer members are
     made checked (passed_types of the file and of the source that includes it); `where` is the
-    file's name in #line directives (_device_copy)."""
+    file's name in #line directives (_device_copy). A function defined in a macro's body (on its
+    continued lines) is read as if its lines were not continued, and its edits continue them."""
     words = _space_macros(masked, {} if words is None else dict(words))
+    flat = masked.replace("\\\n", " \n")
+    edits = _edits(text.replace("\\\n", " \n"), flat, words, deduced, passed, where)
+    if flat == masked:
+        return edits
+    kept = []
+    for group in edits:
+        if any(_in_directive(masked, b) and "#line" in new for b, _, new in group):
+            continue  # (a copy with #line directives, in a macro: the function left as written)
+        kept.append([(b, e, new.replace(" \n", "\\\n") if _in_directive(masked, b) else new) for b, e, new in group])
+    return kept
+
+
+def _edits(text, masked, words, deduced, passed, where):
+    """pointer_edits of a text whose lines are not continued."""
+    unchecked = _unchecked(masked, words)
+    if unchecked is None:
+        return []
     edits = _member_edits(masked, passed_types(masked, words) | set(passed or ()))
     for head, keyword, paren, close, body, keyword_end in _functions(masked, words):
+        if paren in unchecked:
+            edits += _raw_edits(text, masked, paren, close, body)
+            continue
         if keyword == "__device__" and body is not None and re.search(r"\btemplate\s*<", masked[head:paren]):
             # A template is kept for raw pointers (a __shared__ array, from which a ptr<T> deduces
             # no T) and defined again for checked ones.
@@ -361,7 +422,80 @@ def pointer_edits(text, masked, words=None, deduced=None, passed=None, where="")
         edits += _cast_edits(masked, body[0], body[1])
         edits += _address_edits(masked, body[0], body[1], checked)
     for function in _functions(masked, words, host_device=True):
-        copy = _device_copy(text, masked, words, function, where)
+        copy = _device_copy(text, masked, words, function, where, raw=function[2] in unchecked)
         if copy:
             edits.append([(copy[0], copy[0], copy[1])])
+    return edits
+
+
+TENSORS = "#include <cuguard/detail/adapters/torch_pointers.hpp>\n"
+NAMED = "::cuguard::detail::torch_adapter::name_tensor"
+# Torch's ways of taking a tensor's data pointer: `.data_ptr<T>()`, `.data_ptr()`, `.data<T>()`,
+# `.const_data_ptr<T>()`, `.mutable_data_ptr<T>()` (after `.` or `->`).
+_TAKEN = re.compile(r"(\.|->)\s*(?:template\s+)?(?:(data_ptr|const_data_ptr)\s*(?=\(\s*\))|"
+                    r"(data_ptr|data|const_data_ptr|mutable_data_ptr)\s*(?=<))")
+_NOT_OPERANDS = _NOT_TYPES | {"if", "while", "for", "switch", "co_return", "co_yield", "static_cast", "const_cast",
+                              "reinterpret_cast", "dynamic_cast"}
+
+
+def _operand_start(masked, end):
+    """Where the postfix expression that ends at `end` begins (``x``, ``lists[0][3]``,
+    ``self.weight``, ``t.contiguous()``, ``ns::f(a)``); `end` where none does."""
+    at = end
+    while True:
+        back = at
+        while back > 0 and masked[back - 1].isspace():
+            back -= 1
+        if back > 0 and masked[back - 1] in ")]":
+            opening = _match_backward(masked, back - 1)
+            if opening < 0:
+                return at
+            at = opening
+            continue
+        word = re.search(r"[A-Za-z_]\w*$", masked[:back])
+        if word is None or word.group(0) in _NOT_OPERANDS or (back < at and masked[at] not in "(["):
+            return at
+        at = word.start()
+        joint = re.search(r"(?:\.|->|::)\s*$", masked[:at])
+        if joint is None:
+            return at
+        at = joint.start()
+
+
+def _match_backward(masked, close):
+    """The bracket that `close` (a ')' or ']') closes; -1 where none does."""
+    pairs = {")": "(", "]": "["}
+    depth = 0
+    for i in range(close, -1, -1):
+        if masked[i] in ")]":
+            depth += 1
+        elif masked[i] in "([":
+            depth -= 1
+            if depth == 0:
+                return i if pairs[masked[close]] == masked[i] else -1
+        elif masked[i] in ";{}":
+            return -1
+    return -1
+
+
+def tensor_edits(text, masked, words=None):
+    """[[(begin, end, replacement), ...]] that make host code take each tensor's data pointer
+    through ``name_tensor(x, "x")`` (detail/adapters/torch_pointers.hpp: it notes the tensor's
+    elements, the bounds and the name of a checked pointer converted from a pointer into them):
+    ``x.data_ptr<T>()`` is ``name_tensor(x, "x").template data_ptr<T>()``, ``p->data_ptr()``
+    ``name_tensor(*p, "p").data_ptr()``; in host code (not in device code, nor in a directive)."""
+    bodies = _device_bodies(masked, _space_macros(masked, {} if words is None else dict(words)), host_device=True)
+    edits = []
+    for m in _TAKEN.finditer(masked):
+        if any(b <= m.start() <= e for b, e in bodies) or _in_directive(masked, m.start()):
+            continue
+        start = _operand_start(masked, m.start())
+        spelled = " ".join(text[start:m.start()].split())
+        if start == m.start() or "\n" in text[start:m.start()] and "\\" in text[start:m.start()]:
+            continue
+        name = spelled.replace("\\", "\\\\").replace('"', '\\"')
+        deref = "*" if m.group(1) == "->" else ""
+        method = m.group(2) or m.group(3)
+        keyword = "template " if m.group(3) else ""
+        edits.append([(start, start, f"{NAMED}({deref}"), (m.start(), m.end(), f', "{name}").{keyword}{method}')])
     return edits

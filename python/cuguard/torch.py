@@ -364,12 +364,20 @@ def _checked_for_nvcc(sources, folder, include_dirs=()):
         path = os.path.abspath(src)
         digest = hashlib.sha1(path.encode()).hexdigest()[:8]
         target = os.path.join(folder, f"{os.path.basename(src)}.{digest}.cu")
-        translate_nvcc_file(path, target, include_dirs)
+        translate_nvcc_file(path, target, include_dirs, torch=True)
         out.append(target)
     return out
 
 
-def load(name, sources, checks=True, sanitize=False, pointers=False, **kwargs):
+def _pointers_wanted(pointers, checks, sanitize):
+    """Whether a build translates its device code's raw pointers to checked ones: as asked, else
+    where checks are on and sanitize is not (sanitize checks the raw accesses themselves)."""
+    if pointers is None:
+        return bool(checks) and not sanitize
+    return bool(pointers) and bool(checks or sanitize)
+
+
+def load(name, sources, checks=True, sanitize=False, pointers=None, **kwargs):
     """torch.utils.cpp_extension.load(name, sources, **kwargs) for sources that use cuguard: with
     nvcc on a GPU, else under emulation (see the module's doc). extra_include_paths,
     extra_cflags, extra_cuda_cflags and extra_ldflags given are kept, after cuguard's (under
@@ -385,17 +393,21 @@ def load(name, sources, checks=True, sanitize=False, pointers=False, **kwargs):
     (the kernel argument that pointed into it, its element type and count). The module's
     functions are wrapped to tell it the storages of their tensor arguments.
 
-    pointers=True (with checks on) makes the raw pointers of the kernels and device functions
+    With checks on (and not sanitize), the raw pointers of the kernels and device functions are
     checked in the build's copy of the sources, the files unchanged, for nvcc as under emulation
     (cuguard/pointers.py): each T* parameter and local a cuguard::ptr<T>, bounded by the tensor
     storage (on a GPU: the caching allocator's block) its launch argument points into, a cast
     keeping the bounds; an access outside them is reported as a renamed pointer's is (IndexError
-    naming the parameter, the offset, the extent and the line).
+    naming the parameter, the offset, the extent and the line). pointers=False builds the sources
+    as written (their cuguard views still checked); pointers=True adds the translation to
+    sanitize=True. `#pragma cuguard unchecked` keeps the function after it as written, `#pragma
+    cuguard unchecked file` the whole file.
 
     In a torch.distributed job, a report raised by a function of the module names the rank and
     the world size, is written to stderr at once, and this rank's process group is destroyed so
     that the other ranks do not wait for it (CUGUARD_DISTRIBUTED_ABORT=0: kept)."""
     kwargs = dict(kwargs)
+    pointers = _pointers_wanted(pointers, checks, sanitize)
     own_includes = [os.fspath(d) for d in kwargs.get("extra_include_paths") or []]
     kwargs["extra_include_paths"] = get_include() + list(kwargs.get("extra_include_paths") or [])
     if kwargs.get("build_directory"):
@@ -406,7 +418,7 @@ def load(name, sources, checks=True, sanitize=False, pointers=False, **kwargs):
         kwargs["extra_cuda_cflags"] = ["--expt-relaxed-constexpr", _checks_flag(checks)] + \
             list(kwargs.get("extra_cuda_cflags") or [])
         own = os.path.join(_build_directory(name, kwargs), "cuguard")
-        sources = _checked_for_nvcc(sources, own, own_includes) if pointers and checks else sources
+        sources = _checked_for_nvcc(sources, own, own_includes) if pointers else sources
         extra = [_trace_source(own)] if checks else []
         module = _cpp.load(name, [os.fspath(s) for s in sources] + extra, **kwargs)
         return _wrap_functions(module, False) if checks and isinstance(module, types.ModuleType) else module
@@ -420,7 +432,7 @@ def load(name, sources, checks=True, sanitize=False, pointers=False, **kwargs):
     kwargs["extra_cflags"] = _emulated_flags(checks, sanitize, kwargs.get("extra_cflags"))
     kwargs["extra_ldflags"] = ["-ldl"] + list(kwargs.get("extra_ldflags") or [])
     folder = os.path.join(build, "cuguard_emulated")
-    translated = _translated(sources, folder, own_includes, macros, pointers and storages) + \
+    translated = _translated(sources, folder, own_includes, macros, pointers) + \
         ([_storage_source(folder)] if storages else [])
     module = _cpp.load(name, translated, **kwargs)
     # (is_python_module=False gives no module to wrap: ops registered with TORCH_LIBRARY)
@@ -433,14 +445,15 @@ def _with_flags(extra_compile_args, key, flags):
     return args
 
 
-def CUDAExtension(name, sources, *args, checks=True, sanitize=False, pointers=False, **kwargs):  # noqa: N802 (torch's name)
+def CUDAExtension(name, sources, *args, checks=True, sanitize=False, pointers=None, **kwargs):  # noqa: N802 (torch's name)
     """torch.utils.cpp_extension.CUDAExtension for sources that use cuguard (setup.py, with
     BuildExtension): built by nvcc on a GPU, else a CppExtension of the same sources under
     emulation, whose .cu files are translated into build/cuguard_emulated/<name>/ when setup.py
     runs. sanitize=True: as load's (under emulation, raw accesses checked against the live
     storages); the module's functions are not wrapped, so the storages of tensors made before
-    the module was imported are not known to it (load's are, for each call). pointers=True: as
-    load's."""
+    the module was imported are not known to it (load's are, for each call). pointers: as
+    load's (by default, the raw pointers checked where checks are on)."""
+    pointers = _pointers_wanted(pointers, checks, sanitize)
     own_includes = [os.fspath(d) for d in kwargs.get("include_dirs") or []]
     kwargs["include_dirs"] = get_include() + list(kwargs.get("include_dirs") or [])
     extra = kwargs.pop("extra_compile_args", {})
@@ -449,7 +462,7 @@ def CUDAExtension(name, sources, *args, checks=True, sanitize=False, pointers=Fa
         extra = _with_flags(extra, "nvcc", ["--expt-relaxed-constexpr", _checks_flag(checks)])
         folder = os.path.join("build", "cuguard", name.replace(".", "_"))
         os.makedirs(folder, exist_ok=True)
-        sources = _checked_for_nvcc(sources, folder, own_includes) if pointers and checks else list(sources)
+        sources = _checked_for_nvcc(sources, folder, own_includes) if pointers else list(sources)
         sources = sources + ([_trace_source(folder)] if checks else [])
         return _cpp.CUDAExtension(name, sources, *args, extra_compile_args=extra, **kwargs)
     macros = _nvcc_macros(extra.get("nvcc") if isinstance(extra, dict) else None)
@@ -459,7 +472,7 @@ def CUDAExtension(name, sources, *args, checks=True, sanitize=False, pointers=Fa
     kwargs["include_dirs"] = _emulation_includes(os.path.abspath(os.path.join("build", "cuguard_cccl"))) + kwargs["include_dirs"]
     os.makedirs(folder, exist_ok=True)
     libraries = kwargs.pop("libraries", None) or []
-    translated = _translated(sources, folder, own_includes, macros, pointers and (checks or sanitize)) + \
+    translated = _translated(sources, folder, own_includes, macros, pointers) + \
         ([_storage_source(folder)] if checks or sanitize else [])
     flags = _emulated_flags(checks, sanitize, extra)
     return _cpp.CppExtension(name, translated, *args, extra_compile_args=flags,

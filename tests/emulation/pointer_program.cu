@@ -4,9 +4,10 @@
 // (and an element's address) and to a __host__ __device__ one, a local pointer moved along a
 // row, a deduced template launch, a void* parameter cast where it is used, a struct of void*
 // members cast in a functor, a raw pointer in a kernel template's parameter pack, a template
-// given a register array and a checked pointer. With `plant`, each kernel is told of one element
-// more than its buffer holds; the test matches each report's line, pointer and extent. Built by
-// nvcc with cuguard_check_pointers too (its correct run, on a GPU).
+// given a register array and a checked pointer, a helper kept unchecked by a pragma, a byte
+// atomic's CAS on the word that holds the byte. With `plant`, each kernel but the last two is
+// told of one element more than its buffer holds; the test matches each report's line, pointer
+// and extent. Built by nvcc with cuguard_check_pointers too (its correct run, on a GPU).
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -86,17 +87,36 @@ __device__ void copy2(T* dst, T* src) {
   dst[0] = src[0];
   dst[1] = src[1];
 }
+// A hot helper kept as written (`#pragma cuguard unchecked`), called with a checked pointer.
+#pragma cuguard unchecked
+__device__ float first_of_row(const float* __restrict__ row) { return row[0]; }
 __global__ void round_trip(float* x) {
   float r[2];
   copy2(r, x);
   copy2(x, r);
+  x[0] = first_of_row(x);
+}
+
+// Each of the n bytes at b plus one, through a CAS loop on the aligned word that holds it (a byte
+// atomic as extensions write it): the word may reach past the last byte.
+__global__ void add_bytes(unsigned char* b, int n) {
+  const int i = static_cast<int>(threadIdx.x);
+  if (i >= n) return;
+  unsigned* word = (unsigned*)(b + i - ((size_t)(b + i) & 3));
+  const unsigned shift = static_cast<unsigned>((size_t)(b + i) & 3) * 8;
+  unsigned old = *word, assumed;
+  do {
+    assumed = old;
+    old = atomicCAS(word, assumed, assumed + (1u << shift));
+  } while (assumed != old);
 }
 
 int main(int argc, char** argv) {
   const int plant = argc > 1 && std::strcmp(argv[1], "plant") == 0 ? 1 : 0;
   float *points = nullptr, *sums = nullptr, *in = nullptr, *out = nullptr, *m = nullptr;
   void* buffer = nullptr;
-  if (cudaMalloc(&points, 4 * 3 * sizeof(float)) != cudaSuccess || cudaMalloc(&sums, 4 * sizeof(float)) != cudaSuccess ||
+  unsigned char* odd = nullptr;
+  if (cudaMalloc(&odd, 6) != cudaSuccess || cudaMalloc(&points, 4 * 3 * sizeof(float)) != cudaSuccess || cudaMalloc(&sums, 4 * sizeof(float)) != cudaSuccess ||
       cudaMalloc(&in, 8 * sizeof(float)) != cudaSuccess || cudaMalloc(&out, 8 * sizeof(float)) != cudaSuccess ||
       cudaMalloc(&m, 3 * 5 * sizeof(float)) != cudaSuccess || cudaMalloc(&buffer, 16) != cudaSuccess) {
     std::printf("no CUDA device: skipped\n"); // (built by nvcc, cuguard_check_pointers)
@@ -122,19 +142,22 @@ int main(int argc, char** argv) {
   table.sizes[1] = 8 + plant;
   apply_table<<<2, 32>>>(table, scale_by{}, 0.5f);
   cudaDeviceSynchronize();
+  cudaMemset(odd, 0, 6);
+  add_bytes<<<1, 32>>>(odd, 6);
   add_second<<<1, 1>>>(out, in);
   round_trip<<<1, 1>>>(out);
   cudaDeviceSynchronize();
   std::vector<float> s(4), o(8), rows(15);
-  std::vector<unsigned char> b(16);
+  std::vector<unsigned char> b(16), c(6);
+  cudaMemcpy(c.data(), odd, 6, cudaMemcpyDeviceToHost);
   cudaMemcpy(s.data(), sums, 4 * sizeof(float), cudaMemcpyDeviceToHost);
   cudaMemcpy(o.data(), out, 8 * sizeof(float), cudaMemcpyDeviceToHost);
   cudaMemcpy(rows.data(), m, 15 * sizeof(float), cudaMemcpyDeviceToHost);
   cudaMemcpy(b.data(), buffer, 16, cudaMemcpyDeviceToHost);
-  std::printf("sums %g %g %g %g; doubled, halved %g %g; rows %g %g %g; bytes %d %d\n", s[0], s[1], s[2], s[3], o[0], o[7],
-              rows[0], rows[5], rows[14], b[1], b[15]);
+  std::printf("sums %g %g %g %g; doubled, halved %g %g; rows %g %g %g; bytes %d %d; odd %d %d\n", s[0], s[1], s[2], s[3],
+              o[0], o[7], rows[0], rows[5], rows[14], b[1], b[15], c[0], c[5]);
   for (void* p : {static_cast<void*>(points), static_cast<void*>(sums), static_cast<void*>(in), static_cast<void*>(out),
-                  static_cast<void*>(m), buffer})
+                  static_cast<void*>(m), buffer, static_cast<void*>(odd)})
     cudaFree(p);
   return 0;
 }

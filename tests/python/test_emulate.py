@@ -554,6 +554,47 @@ def test_for_nvcc_only_the_pointers_change_and_a_template_launch_deduces_from_th
                                    "<<<1, 2>>>(a, b); plain<<<1, 1, 4>>>(a); }")
 
 
+def test_a_function_defined_in_a_macro_is_made_checked_its_lines_still_continued():
+    # (pytorch_scatter's atomics: `#define ATOMIC(NAME) ... __device__ void operator()(scalar *address, ...)`)
+    src = ("#define ATOMIC(NAME) \\\n  struct Atomic##NAME { \\\n    __device__ void operator()(\\\n"
+           "        float *address, float v) { \\\n      unsigned *w = (unsigned *)address; \\\n    } \\\n  };\nATOMIC(Add)\n")
+    assert pointers(src) == ("#define ATOMIC(NAME) \\\n  struct Atomic##NAME { \\\n    __device__ void operator()(\\\n"
+                             f"        {PTR}<float> address, float v) {{ \\\n      {PTR}<unsigned> w = {CAST}<unsigned>(address); \\\n"
+                             "    } \\\n  };\nATOMIC(Add)\n")
+
+
+def test_a_pragma_keeps_the_function_after_it_or_the_file_as_written():
+    src = ("#pragma cuguard unchecked\n__device__ float hot(const float* p) { return p[0]; }\n"
+           "__global__ void k(float* q) { q[0] = hot(q); }\n")
+    # (its parameters checked for its checked callers, unwrapped before its body)
+    assert pointers(src) == (f"\n__device__ float hot({PTR}<const float> cuguard_impl_raw_p) {{ const float* p = "
+                             "::cuguard::unchecked(cuguard_impl_raw_p); return p[0]; }\n"
+                             f"__global__ void k({PTR}<float> q) {{ q[0] = hot(q); }}")
+    src = "#pragma cuguard unchecked file\n__global__ void k(float* q) { q[0] = 1; }\nvoid f(float* a) { k<<<1, 1>>>(a); }"
+    assert pointers(src) == "\n__global__ void k(float* q) { q[0] = 1; }"
+    assert ", true>" not in emulate.translate(src, "/src/k.cu", pointers=True)
+    # For nvcc too, and blanked in a copy without checked pointers (a host compiler's -Wall warns of it).
+    assert emulate.translate_nvcc(src, "/src/k.cu").partition('#line 1 "/src/k.cu"\n')[2].startswith("\n__global__ void k(float* q)")
+    assert "pragma" not in emulate.translate(src, "/src/k.cu").partition('#line 1 "/src/k.cu"\n')[2]
+
+
+def test_host_code_takes_each_tensors_data_pointer_through_its_name():
+    src = ("void f(at::Tensor x, std::vector<at::Tensor> tl, const at::Tensor* p) {\n"
+           "  k<<<1, 1>>>(x.data_ptr<float>(), tl[3].data_ptr(), x.contiguous().data_ptr<float>(), p->data_ptr<int>());\n}\n"
+           "__global__ void k(float* q) { const float* v = q; auto d = v.data(); q[0] = w.data_ptr<float>()[0]; }\n")
+    named = "::cuguard::detail::torch_adapter::name_tensor"
+    out = emulate.translate_nvcc(src, "/src/k.cu", torch=True)
+    assert "#include <cuguard/detail/adapters/torch_pointers.hpp>\n" in out
+    lines = out.partition('#line 1 "/src/k.cu"\n')[2].splitlines()
+    assert lines[1] == (f'  k<<<1, 1>>>({named}(x, "x").template data_ptr<float>(), {named}(tl[3], "tl[3]").data_ptr(), '
+                        f'{named}(x.contiguous(), "x.contiguous()").template data_ptr<float>(), '
+                        f'{named}(*p, "p").template data_ptr<int>());')
+    assert "name_tensor" not in lines[3]  # (device code)
+    # Under emulation too (the launch's arguments read after), and not without Torch.
+    assert f'{named}(x, "x").template data_ptr<float>()' in emulate.translate(src, "/src/k.cu", torch=True, pointers=True)
+    assert "name_tensor" not in emulate.translate_nvcc(src, "/src/k.cu") + emulate.translate(src, "/src/k.cu", torch=True)
+
+
 def test_the_installed_scripts_translate_pointers(tmp_path):
     # (cmake --install copies emulate.py as cuguard_emulate.py and pointers.py as cuguard_pointers.py)
     import shutil

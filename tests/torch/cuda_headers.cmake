@@ -3,7 +3,7 @@
 # nvcc, and a binding file (host_only.cpp) by the host compiler, both with checks on. The objects
 # must hold cuguard's follower of the caching allocator's frees (the trace hook of Torch 2.2 and
 # later was found); and the raw-pointer extension (tests/torch/raw_pointers/ops.cu) with its
-# pointers checked by the build (emulate.py --nvcc, as cuguard.torch.load(..., pointers=True)
+# pointers checked by the build (emulate.py --nvcc --torch, as cuguard.torch.load(..., checks=True)
 # builds it on a GPU). Nothing is linked or run: there is no CUDA build of Torch's libraries here.
 set(torch_includes -I${HEADERS} -I${HEADERS}/torch/csrc/api/include -I${SOURCE_DIR}/include)
 foreach(dir IN LISTS CUDA_INCLUDE) # the toolkit's headers, and CCCL's (cuda/std) for the host compiler
@@ -53,7 +53,7 @@ endif()
 
 # The raw-pointer extension's kernels with their pointers checked by the build, for nvcc.
 set(translated "${BINARY_DIR}/ops.pointers.cu")
-execute_process(COMMAND "${PYTHON}" "${SOURCE_DIR}/python/cuguard/emulate.py" --nvcc
+execute_process(COMMAND "${PYTHON}" "${SOURCE_DIR}/python/cuguard/emulate.py" --nvcc --torch
                         "${SOURCE_DIR}/tests/torch/raw_pointers/ops.cu" "${translated}" RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "emulate.py --nvcc failed on tests/torch/raw_pointers/ops.cu (${rc})")

@@ -225,12 +225,18 @@ def test_load_makes_a_missing_build_directory_on_a_gpu_as_under_emulation(monkey
     def fake_load(name, sources, **kwargs):  # PyTorch's load opens a lock file in the folder first
         seen["exists"] = os.path.isdir(kwargs["build_directory"])
         seen["cuda_flags"] = kwargs.get("extra_cuda_cflags")
+        seen["kernel"] = pathlib.Path(sources[0]).read_text()
 
     monkeypatch.setattr(ct, "on_gpu", lambda: True)
     monkeypatch.setattr(ct._cpp, "load", fake_load)
     folder = tmp_path / "not" / "made" / "yet"
-    ct.load("cuguard_unbuilt", ["kernel.cu"], checks=True, build_directory=str(folder))
-    assert seen == {"exists": True, "cuda_flags": ["--expt-relaxed-constexpr", "-DCUGUARD_ENABLE_CHECKS=1"]}
+    (tmp_path / "kernel.cu").write_text("__global__ void k(float* x) { x[threadIdx.x] = 0; }\n")
+    ct.load("cuguard_unbuilt", [str(tmp_path / "kernel.cu")], checks=True, build_directory=str(folder))
+    assert seen["exists"] and seen["cuda_flags"] == ["--expt-relaxed-constexpr", "-DCUGUARD_ENABLE_CHECKS=1"]
+    # With checks on, nvcc builds the copy whose raw pointers are checked (pointers=False: as written).
+    assert "__global__ void k(::cuguard::ptr<float> x)" in seen["kernel"], seen["kernel"]
+    ct.load("cuguard_unbuilt", [str(tmp_path / "kernel.cu")], pointers=False, build_directory=str(folder))
+    assert seen["kernel"].startswith("__global__ void k(float* x)")
 
 
 def test_an_emulated_build_keeps_its_own_optimization_level_over_the_extensions(monkeypatch, tmp_path):

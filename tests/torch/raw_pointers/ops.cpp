@@ -12,6 +12,8 @@ void poke(torch::Tensor x, int64_t offset, int64_t wild);
 torch::Tensor quotient(torch::Tensor x, int64_t divisor);
 torch::Tensor as_int(torch::Tensor x);
 torch::Tensor shifted(torch::Tensor x, int64_t by);
+void axpy_slices(torch::Tensor x, torch::Tensor y, int64_t planted);
+void scale_list(std::vector<torch::Tensor> tensors, double by, int64_t planted);
 
 #define CHECK_CUDA(x) TORCH_CHECK(x.is_cuda(), #x " must be a CUDA tensor")
 
@@ -40,5 +42,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("quotient", &quotient, "x / divisor, integers");
   m.def("as_int", &as_int, "x as int, converted implicitly");
   m.def("shifted", &shifted, "x << by, 32-bit integers");
+  m.def("axpy_slices", &axpy_slices, "y += 2 x, in place");
+  m.def("scale_list", &scale_list, "each tensor *= by, in place, through a table of void*");
   m.def("poke", &poke, "stores 1.0f at offset bytes from x's first element (or at the address wild)");
 }

@@ -210,3 +210,51 @@ torch::Tensor shifted(torch::Tensor x, int64_t by) {
   C10_CUDA_KERNEL_LAUNCH_CHECK();
   return out;
 }
+
+// y[i] += 2 x[i], for i below x's element count (one more where planted): given two slices of
+// one flat buffer (as fused optimizers and DDP buckets keep parameters), a read past x is a read
+// of the next slice, in bounds of the storage.
+__global__ void axpy_kernel(const float* x, float* y, int64_t n) {
+  const int64_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] += 2 * x[i]; // raw-ops: axpy read
+}
+
+void axpy_slices(torch::Tensor x, torch::Tensor y, int64_t planted) {
+  TORCH_CHECK(x.scalar_type() == torch::kFloat && x.is_contiguous() && y.sizes() == x.sizes(), "x, y: contiguous float");
+  const int64_t n = x.numel() + planted;
+  axpy_kernel<<<static_cast<int>((n + THREADS - 1) / THREADS), THREADS, 0, at::cuda::getCurrentCUDAStream()>>>(
+      x.data_ptr<float>(), y.data_ptr<float>(), n);
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
+}
+
+// A table of void* filled from a list of tensors on the host, cast back in a functor (a fused
+// optimizer's TensorListMetadata): each tensor scaled by `by`, the last told of one element more
+// where planted.
+struct tensor_table {
+  void* addresses[4];
+  int sizes[4];
+};
+
+struct scale_functor {
+  __device__ void operator()(tensor_table& t, int which, float by) const {
+    float* values = (float*)t.addresses[which];
+    for (int i = threadIdx.x; i < t.sizes[which]; i += blockDim.x) values[i] *= by; // raw-ops: table write
+  }
+};
+
+template <typename F>
+__global__ void apply_table_kernel(tensor_table t, F f, float by) {
+  f(t, blockIdx.x, by);
+}
+
+void scale_list(std::vector<torch::Tensor> tensors, double by, int64_t planted) {
+  TORCH_CHECK(!tensors.empty() && tensors.size() <= 4, "tensors: 1 to 4 of them");
+  tensor_table table;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    table.addresses[i] = tensors[i].data_ptr();
+    table.sizes[i] = static_cast<int>(tensors[i].numel() + (i + 1 == tensors.size() ? planted : 0));
+  }
+  apply_table_kernel<<<static_cast<int>(tensors.size()), 64, 0, at::cuda::getCurrentCUDAStream()>>>(
+      table, scale_functor(), static_cast<float>(by));
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
+}

@@ -1,14 +1,16 @@
 # SPDX-License-Identifier: Apache-2.0
 """The raw-pointer extension of test_raw_pointers.py (ops.cu, ops.cpp) built unchanged with
-checks=True and pointers=True: the build makes its kernels' raw pointers checked (cuguard/pointers.py),
-so that it computes what it computed and its planted off-by-ones (a read one past an input, a
-write one past an output through a pointer passed on to a device helper, a float4 read past the
-last whole float4, a kernel template deduced at its launch) are IndexErrors naming the line, the
-kernel's parameter, the offset and the extent, as the hand-renamed ops_ptr.cu's are; the next
-call works. On a GPU the same copy is built by nvcc (its ops computed; a report there waits for
+checks=True: the build makes its kernels' raw pointers checked (cuguard/pointers.py), bounded by
+the tensors host code took them from, so that it computes what it computed and its planted
+off-by-ones (a read one past an input, a write one past an output through a pointer passed on to
+a device helper, a float4 read past the last whole float4, a kernel template deduced at its
+launch, a read from one slice of a flat buffer into the next, a write past the last tensor of a
+table of void* cast in a functor) are IndexErrors naming the line, the kernel's parameter, the
+tensor, the offset and the extent, as the hand-renamed ops_ptr.cu's are; the next call works. On a GPU the same copy is built by nvcc (its ops computed; a report there waits for
 the next cuguard::torch launch or check, which this extension does not call)."""
 import os
 import pathlib
+import re
 
 import pytest
 import torch
@@ -30,7 +32,7 @@ def build(name, **kwargs):
 
 @pytest.fixture(scope="module")
 def checked():
-    return build("cuguard_checked_pointers", checks=True, pointers=True)
+    return build("cuguard_checked_pointers", checks=True)
 
 
 def test_checked_pointers_compute_what_raw_pointers_computed(checked):
@@ -51,6 +53,7 @@ def test_a_write_one_past_an_output_of_a_deduced_template_is_reported(checked):
     table = torch.randn(50, 33)
     report = report_of(lambda: checked.gather_rows(table.to(DEVICE), torch.tensor([1, 2, 3]).to(DEVICE), 1))
     assert report.startswith("cuguard: out-of-bounds access through pointer 'out' float[99]: offset 99 >= extent 99\n"
+                             "  the pointer was taken from tensor 'out' (its elements are the bounds)\n"
                              "  the pointer is into a tensor's storage (396 bytes)\n"), report
     assert f"ops.cu:{marker_line('raw-ops: gather write')} in " in report
 
@@ -61,3 +64,33 @@ def test_a_float4_read_past_the_last_whole_float4_is_reported(checked):
     assert report.startswith("cuguard: out-of-bounds access through pointer 'x' const float4[2]: offset 2 >= extent 2\n"), \
         report
     assert f"ops.cu:{marker_line('raw-ops: float4 read')} in " in report
+
+
+def test_a_read_from_one_slice_of_a_flat_buffer_into_the_next_is_reported_naming_both(checked):
+    flat = torch.zeros(30).to(DEVICE)
+    x, y = flat[0:10], flat[10:20]
+    x.copy_(torch.arange(10.0))
+    report = report_of(lambda: checked.axpy_slices(x, y, 1))
+    assert report.startswith("cuguard: out-of-bounds access through pointer 'x' const float[10]: offset 10 >= extent 10\n"
+                             "  the pointer was taken from tensor 'x' (its elements are the bounds); the access lands in "
+                             "tensor 'y'\n"), report
+    assert f"ops.cu:{marker_line('raw-ops: axpy read')} in " in report
+    if DEVICE == "cpu":  # docs/pytorch.md shows this report: the folder and the launch's number masked
+        guide = (HERE.parents[2] / "docs" / "pytorch.md").read_text()
+        shown = guide.split("<!-- checks-report: begin -->\n```\n")[1].split("```\n<!-- checks-report: end -->")[0]
+        assert re.sub(r"launch #\d+", "launch #N", f"IndexError: {report}\n".replace(str(HERE) + "/", ".../")) == shown
+    y.zero_()
+    checked.axpy_slices(x, y, 0)
+    assert torch.equal(y.cpu(), 2 * torch.arange(10.0)) and torch.equal(flat[20:].cpu(), torch.zeros(10))
+
+
+def test_a_table_of_void_pointers_from_a_tensor_list_is_bounded_by_each_tensor(checked):
+    flat = torch.ones(25).to(DEVICE)
+    tensors = list(flat[:21].split([5, 7, 9]))  # (the storage reaches 4 floats past the last)
+    report = report_of(lambda: checked.scale_list(tensors, 2.0, 1))
+    assert report.startswith("cuguard: out-of-bounds access through pointer "), report
+    assert " float[9]: offset 9 >= extent 9\n  the pointer was taken from tensor 'tensors[i]' " in report, report
+    assert f"ops.cu:{marker_line('raw-ops: table write')} in " in report
+    flat.fill_(1)
+    checked.scale_list(tensors, 2.0, 0)
+    assert torch.equal(flat.cpu(), torch.cat([torch.full((21,), 2.0), torch.ones(4)]))

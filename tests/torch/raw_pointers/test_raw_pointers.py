@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """A raw-pointer extension (ops.cu, ops.cpp: written as pytorch_cluster's and detectron2's are,
 ATen's CUDA host headers and <<<>>> on ATen's current stream) built unchanged through
-cuguard.torch.load: with nvcc on a GPU, else under emulation. Its ops against PyTorch
+cuguard.torch.load (pointers=False: as written) with nvcc on a GPU, else under emulation. Its ops against PyTorch
 references, a launch of no blocks raising as on a GPU, a fault as a report; built with
 sanitize=True, its planted off-by-ones (a read one past an input, a write one past an output)
 reported at their lines, and nothing reported of the correct ops."""
@@ -43,7 +43,7 @@ def build(name, **kwargs):
 
 @pytest.fixture(scope="module")
 def ops():
-    return build("cuguard_raw_pointers", checks=True)
+    return build("cuguard_raw_pointers", checks=True, pointers=False)
 
 
 def fps_reference(src, ptr, per_batch):

@@ -21,6 +21,7 @@
 
 #include <cuda/std/source_location>
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -47,8 +48,11 @@ CUGUARD_HOST_DEVICE T& scratch() noexcept {
 
 /// The allocation behind a use_after_free record, from the token it recorded (slot, generation).
 /// A pointer access's allocation likewise, where its bounds are a tracked allocation's, or the
-/// memory that holds the first byte of its bounds (`data`), where the runtime knows it untracked.
-inline void describe_record_allocation(violation& v, std::uint64_t data) {
+/// memory that holds the first byte of its bounds (`data`), where the runtime knows it untracked;
+/// and the tensor the bounds are, where host code took the pointer from one (element: its size).
+inline void describe_record_allocation(violation& v, std::uint64_t data, std::size_t element) {
+  if (v.op == operation::pointer_access && data != 0 && v.tensor[0] == '\0')
+    describe_tensor(static_cast<std::uintptr_t>(data), element, v);
   if (v.alloc_label[0] != '\0') return;
   const lifetime_token t{v.slot, v.generation};
   if (v.kind == violation_kind::use_after_free) {
@@ -79,7 +83,7 @@ template <class Fill>
   p.function = address_of(where.function_name());
   v.line = static_cast<unsigned>(where.line());
   finish_here(v, p);
-  describe_record_allocation(v, p.data);
+  describe_record_allocation(v, p.data, p.element_bytes);
   v.count = 1;
   raise_host(v);
 }

@@ -45,6 +45,17 @@ class host_hooks {
   virtual bool describe_memory(std::uintptr_t address, violation& v) const {
     return next_ != nullptr && next_->describe_memory(address, v);
   }
+  /// Told that host code converts `p` to a cuguard::ptr inside `found` (what locate gave): where
+  /// host code took `p` from a tensor it knows (cuguard.torch's checked pointers, `x.data_ptr<T>()`),
+  /// `found` becomes that tensor's elements, its first to the last its sizes and strides reach.
+  virtual void narrow(const void* p, allocation_span& found) const {
+    if (next_ != nullptr) next_->narrow(p, found);
+  }
+  /// Fills the tensor fields of `v` (a pointer access whose bounds begin at `first`, element
+  /// size `element`): the tensor they are, and the one the access's address lies in, where known.
+  virtual void describe_tensor(std::uintptr_t first, std::size_t element, violation& v) const {
+    if (next_ != nullptr) next_->describe_tensor(first, element, v);
+  }
   /// Told of every release of a tracked allocation: `slot` has `generation` now, in the order of
   /// `stream` (a cudaStream_t; null: the default stream).
   virtual void released(std::uint32_t slot, std::uint32_t generation, void* stream) const {
@@ -103,6 +114,16 @@ bool install_static_hooks() {
 inline allocation_span locate_allocation(const void* p, std::size_t bytes) {
   const host_hooks* h = first_host_hooks();
   return h != nullptr ? h->locate(p, bytes) : allocation_span{};
+}
+
+inline void narrow_allocation(const void* p, allocation_span& found) {
+  const host_hooks* h = first_host_hooks();
+  if (h != nullptr) h->narrow(p, found);
+}
+
+inline void describe_tensor(std::uintptr_t first, std::size_t element, violation& v) {
+  const host_hooks* h = first_host_hooks();
+  if (h != nullptr) h->describe_tensor(first, element, v);
 }
 
 inline bool describe_allocation(const lifetime_token& t, violation& v) {

@@ -313,6 +313,14 @@ inline void append_index_wrap(text& out, const violation& v) {
   out << "2^32: a 32-bit index computation may have overflowed";
 }
 
+/// A pointer access's tensors (host code took the pointer from one): the pointer's, and the one
+/// the access lands in.
+inline void append_tensors(text& out, const violation& v) {
+  if (v.op != operation::pointer_access || v.tensor[0] == '\0') return;
+  out << "\n  the pointer was taken from tensor '" << v.tensor << "' (its elements are the bounds)";
+  if (v.tensor_hit[0] != '\0') out << "; the access lands in tensor '" << v.tensor_hit << "'";
+}
+
 /// Where the index came from, the allocation, the source position and (device code) the thread
 /// and launch: the lines under the headline.
 inline void append_details(text& out, const violation& v) {
@@ -324,6 +332,7 @@ inline void append_details(text& out, const violation& v) {
     out << "\n  index " << v.index[v.dim] << " was checked against bound " << v.origin_index[0];
   }
   append_index_wrap(out, v);
+  append_tensors(out, v);
   if (v.kind == violation_kind::use_after_free && v.op != operation::raw_access) {
     append_site(out, "\n  allocated at ", v.alloc_site);
     append_site(out, "\n  released at ", v.free_site);

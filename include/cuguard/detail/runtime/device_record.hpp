@@ -32,7 +32,7 @@ inline void complete_record(violation& v, pending& p) {
     }
   } text;
   finish(v, p, text);
-  describe_record_allocation(v, p.data);
+  describe_record_allocation(v, p.data, p.element_bytes);
   if (const launch_entry* e = known_launch(v.launch.id)) {
     copy_text(v.launch.kernel, e->kernel.c_str());
     copy_site(v.launch.site, e->where);

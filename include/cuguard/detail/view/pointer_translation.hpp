@@ -25,12 +25,17 @@ struct bounds_element<pointer_bounds<T>> {
   using type = T;
 };
 
-/// `(U*)p` of a ptr: a ptr<U> over the U that lie whole in p's bytes (ptr<void>: the bytes).
+/// `(U*)p` of a ptr: a ptr<U> over the U that lie whole in p's bytes (ptr<void>: the bytes); a
+/// cast of a pointer to 8- or 16-bit elements to a 4- or 8-byte integer reaches the whole words
+/// that hold them (the CAS loop of a half or byte atomic, `(unsigned*)((char*)p - ((size_t)p & 2))`,
+/// touches the word's other bytes only to write back what it read).
 template <class U, class T>
 CUGUARD_HOST_DEVICE ptr<U> pointer_cast(const ptr<T>& p) noexcept {
   ptr<U> cast;
   auto& bounds = ptr_access::bounds(cast);
-  bounds = recast<typename bounds_element<std::remove_reference_t<decltype(bounds)>>::type>(ptr_access::bounds(p));
+  constexpr bool words = std::is_integral<std::remove_cv_t<U>>::value && (sizeof(U) == 4 || sizeof(U) == 8) &&
+                         !std::is_void<T>::value && sizeof(std::conditional_t<std::is_void<T>::value, U, T>) < 4;
+  bounds = recast<typename bounds_element<std::remove_reference_t<decltype(bounds)>>::type>(ptr_access::bounds(p), words);
   return cast;
 }
 

@@ -92,8 +92,9 @@ inline void warn_unknown_pointer(const void* p, const char* type, const cuda::st
 }
 #endif
 
-/// The bounds of `p`, converted from a T*: in host code those of the tracked allocation that
-/// holds it (with its lifetime token and memory space), else none (said once per place); in
+/// The bounds of `p`, converted from a T*: in host code those of the tensor host code took it
+/// from (host_hooks::narrow), else of the tracked allocation that holds it (with its lifetime
+/// token and memory space), else none (said once per place); in
 /// device code none. A null pointer has no element. In host code, a report device code recorded
 /// and nothing read is thrown first (host_hooks::unread_report).
 template <class T>
@@ -104,11 +105,12 @@ CUGUARD_HOST_DEVICE pointer_bounds<T> bounds_of(T* p, const cuda::std::source_lo
 #if !CUGUARD_IMPL_DEVICE_PASS
   if (!platform::in_kernel()) {
     raise_unread_report(); // an earlier kernel's, before this launch
-    const allocation_span found = locate_allocation(p, sizeof(T));
+    allocation_span found = locate_allocation(p, sizeof(T));
     argument_made(found);
+    narrow_allocation(p, found); // (the tensor host code took p from, where one is known)
     m.space = found.space;
     m.device = found.device;
-    if (found.tracked) {
+    if (found.tracked || found.bytes != 0) {
       m.token = found.token;
       return place_in<T>(address, found.begin, found.begin + found.bytes, m);
     }
@@ -124,9 +126,11 @@ CUGUARD_HOST_DEVICE pointer_bounds<T> bounds_of(T* p, const cuda::std::source_lo
 /// The bounds of a pointer to U at the address of `b`: the U elements that lie whole in b's
 /// bytes (unknown bounds stay as good as unknown: all the U up to the last address), with b's label, token, memory space and launch number;
 /// none where the address is not aligned for U (the first element keeps the address's
-/// misalignment, from which a failed access's record is classified as misaligned).
+/// misalignment, from which a failed access's record is classified as misaligned). With
+/// `whole_words`, the bytes are those of the aligned U that hold any of b's (a word's CAS loop
+/// over the 8- or 16-bit element in it).
 template <class U, class T>
-CUGUARD_HOST_DEVICE pointer_bounds<U> recast(const pointer_bounds<T>& b) noexcept {
+CUGUARD_HOST_DEVICE pointer_bounds<U> recast(const pointer_bounds<T>& b, bool whole_words = false) noexcept {
   const view_meta m = view_internals::meta(b.view);
   const auto first = reinterpret_cast<std::uintptr_t>(b.view.data());
   const std::uintptr_t address = first + static_cast<std::uintptr_t>(b.offset) * sizeof(T);
@@ -134,8 +138,12 @@ CUGUARD_HOST_DEVICE pointer_bounds<U> recast(const pointer_bounds<T>& b) noexcep
   // from their first element on).
   const auto extent = static_cast<std::uintptr_t>(b.view.extent(0));
   const std::uintptr_t room = (~std::uintptr_t{0} - first) / sizeof(T);
-  const std::uintptr_t end = extent < room ? first + extent * sizeof(T) : ~std::uintptr_t{0};
-  pointer_bounds<U> cast = place_in<U>(address, first, end, m);
+  std::uintptr_t begin = first, end = extent < room ? first + extent * sizeof(T) : ~std::uintptr_t{0};
+  if (whole_words && end < ~std::uintptr_t{0} - sizeof(U)) {
+    begin -= begin % sizeof(U);
+    end += (sizeof(U) - end % sizeof(U)) % sizeof(U);
+  }
+  pointer_bounds<U> cast = place_in<U>(address, begin, end, m);
   if (address % alignof(U) != 0) cast.view = view_internals::assemble(cast.view.data(), std::int64_t{0}, m);
   return cast;
 }

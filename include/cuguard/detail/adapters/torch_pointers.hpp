@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: Apache-2.0
+// Checked pointers bounded and named by the tensor they came from (cuguard.torch's builds with
+// checks on, cuguard/pointers.py): the build's copy of an extension's host code calls
+// `x.data_ptr<T>()` as `named_tensor(x, "x").data_ptr<T>()`, which notes the tensor's elements;
+// a cuguard::ptr converted in host code from a pointer into them (a launch's argument, a struct's
+// member) takes them as its bounds (host_hooks::narrow), not the whole storage, and a report of
+// an access through it names the tensor, and the other tensor noted that the address lies in.
+#pragma once
+
+#include <cuguard/config.hpp>
+#include <cuguard/detail/fail/host_hooks.hpp>
+#include <cuguard/detail/platform/host_mutex.hpp>
+#include <cuguard/violation.hpp>
+
+#include <ATen/core/TensorBase.h>
+#include <c10/core/StorageImpl.h>
+#include <c10/util/intrusive_ptr.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+CUGUARD_IMPL_BEGIN_NAMESPACE
+namespace detail {
+namespace torch_adapter {
+
+/// A tensor whose data pointer host code took: the bytes of its elements (its first to the last
+/// its sizes and strides reach), its data pointer, its name as the source spelled it, and its
+/// storage (weakly: a noted tensor keeps nothing alive) with that storage's data when noted.
+struct noted_tensor {
+  std::uintptr_t begin = 0, end = 0, first = 0;
+  const char* name = nullptr;
+  c10::weak_intrusive_ptr<c10::StorageImpl> storage{c10::intrusive_ptr<c10::StorageImpl>()};
+  const void* storage_data = nullptr;
+};
+
+/// The tensors noted last (at most `capacity`, the oldest forgotten first), as host_hooks: a
+/// pointer into one whose storage is alive and unmoved is bounded by its elements.
+class tensor_pointers final : public host_hooks {
+ public:
+  static constexpr std::size_t capacity = 256;
+
+  void note(const at::TensorBase& t, const void* data, const char* name) {
+    if (data == nullptr || !t.defined() || !t.has_storage() || t.numel() == 0) return;
+    const auto item = static_cast<std::int64_t>(t.element_size());
+    std::int64_t low = 0, high = 0;
+    for (std::int64_t d = 0; d < t.dim(); ++d) (t.stride(d) < 0 ? low : high) += t.stride(d) * (t.size(d) - 1);
+    noted_tensor n;
+    n.first = reinterpret_cast<std::uintptr_t>(data);
+    n.begin = n.first + static_cast<std::uintptr_t>(low * item);
+    n.end = n.first + static_cast<std::uintptr_t>((high + 1) * item);
+    n.name = name;
+    c10::StorageImpl* impl = t.storage().unsafeGetStorageImpl();
+    n.storage = c10::weak_intrusive_ptr<c10::StorageImpl>(c10::intrusive_ptr<c10::StorageImpl>::reclaim_copy(impl));
+    n.storage_data = impl->data_ptr().get();
+    host_lock lock(mutex_);
+    if (noted_.size() < capacity) {
+      noted_.push_back(std::move(n));
+    } else {
+      noted_[next_ % capacity] = std::move(n);
+    }
+    ++next_;
+  }
+
+  void narrow(const void* p, allocation_span& found) const override {
+    host_hooks::narrow(p, found);
+    const auto address = reinterpret_cast<std::uintptr_t>(p);
+    host_lock lock(mutex_);
+    const noted_tensor* best = nullptr;
+    for (std::size_t age = 0; age < noted_.size(); ++age) { // newest first
+      const noted_tensor& n = noted_[(next_ - 1 - age) % noted_.size()];
+      if (address < n.begin || address >= n.end || (best != nullptr && (best->first == address || n.first != address)))
+        continue;
+      if (found.bytes != 0 && (n.begin < found.begin || n.end > found.begin + found.bytes)) continue;
+      const c10::intrusive_ptr<c10::StorageImpl> alive = n.storage.lock();
+      if (alive && alive->data_ptr().get() == n.storage_data) best = &n;
+    }
+    if (best == nullptr) return;
+    found.begin = best->begin;
+    found.bytes = best->end - best->begin;
+  }
+
+  void describe_tensor(std::uintptr_t first, std::size_t element, violation& v) const override {
+    const std::uintptr_t address = first + static_cast<std::uintptr_t>(v.index[0]) * element;
+    host_lock lock(mutex_);
+    const noted_tensor *own = nullptr, *hit = nullptr;
+    for (std::size_t age = 0; age < noted_.size(); ++age) {
+      const noted_tensor& n = noted_[(next_ - 1 - age) % noted_.size()];
+      if (own == nullptr && first >= n.begin && first - n.begin < element) own = &n;
+    }
+    if (own == nullptr) return host_hooks::describe_tensor(first, element, v);
+    for (std::size_t age = 0; age < noted_.size(); ++age) { // the smallest other tensor the address lies in
+      const noted_tensor& n = noted_[(next_ - 1 - age) % noted_.size()];
+      if (&n != own && address >= n.begin && address < n.end && (hit == nullptr || n.end - n.begin < hit->end - hit->begin))
+        hit = &n;
+    }
+    copy_text(v.tensor, own->name);
+    if (hit != nullptr) copy_text(v.tensor_hit, hit->name);
+  }
+
+ private:
+  mutable host_mutex mutex_;
+  std::vector<noted_tensor> noted_;
+  std::size_t next_ = 0;
+};
+
+/// The one tensor_pointers, installed in front of the host hooks when first asked for (never
+/// destroyed: hooks are asked until the process ends).
+inline tensor_pointers& noted_tensors() {
+  static tensor_pointers* const hooks = [] {
+    auto* made = new tensor_pointers;
+    install_host_hooks(*made);
+    return made;
+  }();
+  return *hooks;
+}
+
+/// `x` as host code takes a data pointer from it: each of Torch's ways (data_ptr<T>(),
+/// data_ptr(), data<T>(), const_data_ptr<T>(), mutable_data_ptr<T>()) as Tensor's, noting the
+/// tensor under `name`; anything else (a class of the extension's own with a data_ptr) as it is.
+template <class X>
+struct named_tensor {
+  X& x;
+  const char* name;
+
+  template <class P>
+  P noted(P p) const {
+    if constexpr (std::is_base_of<at::TensorBase, std::remove_cv_t<X>>::value && std::is_pointer<P>::value)
+      noted_tensors().note(x, p, name);
+    return p;
+  }
+  template <class T, class Y = X>
+  auto data_ptr() const -> decltype(std::declval<Y&>().template data_ptr<T>()) {
+    return noted(x.template data_ptr<T>());
+  }
+  template <class Y = X>
+  auto data_ptr() const -> decltype(std::declval<Y&>().data_ptr()) {
+    return noted(x.data_ptr());
+  }
+  template <class T, class Y = X>
+  auto data() const -> decltype(std::declval<Y&>().template data<T>()) {
+    return noted(x.template data<T>());
+  }
+  template <class T, class Y = X>
+  auto const_data_ptr() const -> decltype(std::declval<Y&>().template const_data_ptr<T>()) {
+    return noted(x.template const_data_ptr<T>());
+  }
+  template <class Y = X>
+  auto const_data_ptr() const -> decltype(std::declval<Y&>().const_data_ptr()) {
+    return noted(x.const_data_ptr());
+  }
+  template <class T, class Y = X>
+  auto mutable_data_ptr() const -> decltype(std::declval<Y&>().template mutable_data_ptr<T>()) {
+    return noted(x.template mutable_data_ptr<T>());
+  }
+};
+
+template <class X>
+named_tensor<X> name_tensor(X& x, const char* name) {
+  return {x, name};
+}
+template <class X>
+named_tensor<const X> name_tensor(const X& x, const char* name) { // (a temporary: x.contiguous())
+  return {x, name};
+}
+
+} // namespace torch_adapter
+} // namespace detail
+CUGUARD_IMPL_END_NAMESPACE
