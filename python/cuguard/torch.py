@@ -30,7 +30,8 @@ import types
 import torch as _torch
 
 from . import cuda_home, get_include
-from .emulate import macro_lines, shadow_cccl, shadow_torch, translate_file, translate_host_file, translate_nvcc_file
+from .emulate import macro_lines, shadow_cccl, shadow_torch, translate_file, translate_host_file, translate_nvcc_file, \
+    translate_tensors_file
 
 # (Quietly: without a CUDA build of Torch the import prints that no CUDA runtime was found.)
 with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
@@ -322,6 +323,9 @@ def _nvcc_macros(cuda_flags):
     return macro_lines(list(common) + [os.fspath(f) for f in cuda_flags or []])
 
 
+_CPP = (".cpp", ".cc", ".cxx", ".c++", ".C")
+
+
 def _translated(sources, folder, include_dirs=(), macros="", pointers=False):
     """The sources with each .cu replaced by its translation for the host compiler (in `folder`),
     its first lines `macros` (_nvcc_macros), and each C++ source that tests a tensor's device
@@ -338,7 +342,7 @@ def _translated(sources, folder, include_dirs=(), macros="", pointers=False):
         if src.endswith(".cu"):
             translate_file(path, target, torch=True, include_dirs=include_dirs, macros=macros, pointers=pointers)
             out.append(target)
-        elif src.endswith((".cpp", ".cc", ".cxx", ".c++", ".C")) and translate_host_file(path, target, include_dirs):
+        elif src.endswith(_CPP) and translate_host_file(path, target, include_dirs, tensors=pointers):
             out.append(target)
         else:
             out.append(src)
@@ -354,18 +358,21 @@ def _build_directory(name, kwargs):
 
 def _checked_for_nvcc(sources, folder, include_dirs=()):
     """The sources with each .cu replaced by its copy for nvcc (in `folder`) whose device code's
-    raw pointers are checked (emulate.translate_nvcc: cuguard/pointers.py)."""
+    raw pointers are checked (emulate.translate_nvcc: cuguard/pointers.py), and each C++ source
+    that takes a tensor's data pointer by its copy that names it (translate_tensors_file)."""
     out = []
     for src in sources:
         src = os.fspath(src)
-        if not src.endswith(".cu"):
-            out.append(src)
-            continue
         path = os.path.abspath(src)
         digest = hashlib.sha1(path.encode()).hexdigest()[:8]
-        target = os.path.join(folder, f"{os.path.basename(src)}.{digest}.cu")
-        translate_nvcc_file(path, target, include_dirs, torch=True)
-        out.append(target)
+        target = os.path.join(folder, f"{os.path.basename(src)}.{digest}{os.path.splitext(src)[1]}")
+        if src.endswith(".cu"):
+            translate_nvcc_file(path, target, include_dirs, torch=True)
+            out.append(target)
+        elif src.endswith(_CPP) and translate_tensors_file(path, target, include_dirs):
+            out.append(target)
+        else:
+            out.append(src)
     return out
 
 

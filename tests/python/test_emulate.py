@@ -595,6 +595,21 @@ def test_host_code_takes_each_tensors_data_pointer_through_its_name():
     assert "name_tensor" not in emulate.translate_nvcc(src, "/src/k.cu") + emulate.translate(src, "/src/k.cu", torch=True)
 
 
+def test_a_binding_file_that_takes_data_pointers_is_copied_naming_them(tmp_path):
+    (tmp_path / "launch.h").write_text("void launch(const float* x, int n);\n")
+    source = tmp_path / "ops.cpp"
+    source.write_text('#include "launch.h"\nvoid op(at::Tensor input) { launch(input.data_ptr<float>(), 3); }\n')
+    out = tmp_path / "copy" / "ops.cpp"
+    out.parent.mkdir()
+    assert emulate.translate_tensors_file(str(source), str(out))
+    text = out.read_text()
+    assert "#include <cuguard/detail/adapters/torch_pointers.hpp>\n" in text
+    assert f'#include "{tmp_path / "launch.h"}"' in text  # (the copy lies elsewhere)
+    assert 'launch(::cuguard::detail::torch_adapter::name_tensor(input, "input").template data_ptr<float>(), 3);' in text
+    (tmp_path / "none.cpp").write_text("int f() { return 0; }\n")
+    assert not emulate.translate_tensors_file(str(tmp_path / "none.cpp"), str(tmp_path / "copy" / "none.cpp"))
+
+
 def test_the_installed_scripts_translate_pointers(tmp_path):
     # (cmake --install copies emulate.py as cuguard_emulate.py and pointers.py as cuguard_pointers.py)
     import shutil

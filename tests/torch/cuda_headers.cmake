@@ -61,3 +61,19 @@ endif()
 compile("tests/torch/raw_pointers/ops.cu, its pointers checked (nvcc, checks on)"
   ${NVCC} ${common} -arch=sm_${ARCH} --expt-relaxed-constexpr -DCUGUARD_ENABLE_CHECKS=1 ${torch_includes}
   -I${python_include} -c "${translated}" -o "${BINARY_DIR}/ops.pointers.o")
+
+# Its bindings, which take data pointers passed to a launcher in ops.cu: the copy that names
+# them (emulate.py --tensors), by the host compiler.
+set(bindings "${BINARY_DIR}/ops.tensors.cpp")
+execute_process(COMMAND "${PYTHON}" "${SOURCE_DIR}/python/cuguard/emulate.py" --tensors
+                        "${SOURCE_DIR}/tests/torch/raw_pointers/ops.cpp" "${bindings}" RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "emulate.py --tensors failed on tests/torch/raw_pointers/ops.cpp (${rc})")
+endif()
+file(READ "${bindings}" named)
+if(NOT named MATCHES "name_tensor\\(input, \"input\"\\)")
+  message(FATAL_ERROR "emulate.py --tensors: ops.cpp's input.data_ptr<float>() is not named in ${bindings}")
+endif()
+compile("tests/torch/raw_pointers/ops.cpp, its data pointers named (${CXX}, checks on)"
+  ${CXX} ${common} -DCUGUARD_ENABLE_CHECKS=1 ${torch_includes} -I${python_include} -c "${bindings}"
+  -o "${BINARY_DIR}/ops.tensors.o")

@@ -15,6 +15,8 @@ torch::Tensor shifted(torch::Tensor x, int64_t by);
 void axpy_slices(torch::Tensor x, torch::Tensor y, int64_t planted);
 void scale_list(std::vector<torch::Tensor> tensors, double by, int64_t planted);
 
+void plus_one_launcher(const float* in, float* out, int64_t n);
+
 #define CHECK_CUDA(x) TORCH_CHECK(x.is_cuda(), #x " must be a CUDA tensor")
 
 torch::Tensor fps_op(torch::Tensor src, torch::Tensor ptr, int64_t per_batch, int64_t planted) {
@@ -34,6 +36,16 @@ torch::Tensor twice_op(torch::Tensor x, int64_t planted) {
   return twice(x, planted);
 }
 
+// in + 1, its data pointers taken here and passed to a launcher in ops.cu (told of one element
+// more than `input` holds where planted).
+torch::Tensor plus_one(torch::Tensor input, int64_t planted) {
+  CHECK_CUDA(input);
+  TORCH_CHECK(input.scalar_type() == torch::kFloat && input.is_contiguous(), "input: contiguous float");
+  auto output = torch::empty_like(input);
+  plus_one_launcher(input.data_ptr<float>(), output.data_ptr<float>(), input.numel() + planted);
+  return output;
+}
+
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("fps", &fps_op, "farthest point sampling");
   m.def("gather_rows", &gather_rows_op, "rows of src by index");
@@ -42,6 +54,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("quotient", &quotient, "x / divisor, integers");
   m.def("as_int", &as_int, "x as int, converted implicitly");
   m.def("shifted", &shifted, "x << by, 32-bit integers");
+  m.def("plus_one", &plus_one, "input + 1, through a launcher given raw pointers");
   m.def("axpy_slices", &axpy_slices, "y += 2 x, in place");
   m.def("scale_list", &scale_list, "each tensor *= by, in place, through a table of void*");
   m.def("poke", &poke, "stores 1.0f at offset bytes from x's first element (or at the address wild)");

@@ -258,3 +258,16 @@ void scale_list(std::vector<torch::Tensor> tensors, double by, int64_t planted) 
       table, scale_functor(), static_cast<float>(by));
   C10_CUDA_KERNEL_LAUNCH_CHECK();
 }
+
+// out[i] = in[i] + 1 for the n elements a binding gave it as raw pointers (the binding took them
+// with data_ptr<T>(), in ops.cpp).
+__global__ void plus_one_kernel(const float* in, float* out, int64_t n) {
+  const int64_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[i] + 1; // raw-ops: plus one
+}
+
+void plus_one_launcher(const float* in, float* out, int64_t n) {
+  plus_one_kernel<<<static_cast<int>((n + THREADS - 1) / THREADS), THREADS, 0, at::cuda::getCurrentCUDAStream()>>>(
+      in, out, n);
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
+}

@@ -94,3 +94,12 @@ def test_a_table_of_void_pointers_from_a_tensor_list_is_bounded_by_each_tensor(c
     flat.fill_(1)
     checked.scale_list(tensors, 2.0, 0)
     assert torch.equal(flat.cpu(), torch.cat([torch.full((21,), 2.0), torch.ones(4)]))
+
+
+def test_a_pointer_taken_in_the_bindings_and_passed_to_a_launcher_is_named_by_its_tensor(checked):
+    x = torch.arange(12.0).to(DEVICE)
+    report = report_of(lambda: checked.plus_one(x[2:9], 1))  # (a slice: the storage reaches past it)
+    assert report.startswith("cuguard: out-of-bounds access through pointer 'in' const float[7]: offset 7 >= extent 7\n"
+                             "  the pointer was taken from tensor 'input' (its elements are the bounds)\n"), report
+    assert f"ops.cu:{marker_line('raw-ops: plus one')} in " in report
+    assert torch.equal(checked.plus_one(x[2:9], 0).cpu(), torch.arange(3.0, 10.0))
