@@ -478,12 +478,23 @@ def _match_backward(masked, close):
     return -1
 
 
+# A store into a struct's member, before the pointer taken: `tl.addresses[0][i] = `.
+_STORED = re.compile(r"(?<=[;{}])\s*([A-Za-z_]\w*(?:\s*\[[^\[\];{}]*\])*(?:\s*(?:\.|->)\s*[A-Za-z_]\w*"
+                     r"(?:\s*\[[^\[\];{}]*\])*)+)\s*=\s*(?:\(\s*[A-Za-z_][\w:<>\s]*\*?\s*\)\s*)?$")
+
+
+def _literal(spelled):
+    return '"' + spelled.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
 def tensor_edits(text, masked, words=None):
     """[[(begin, end, replacement), ...]] that make host code take each tensor's data pointer
     through ``name_tensor(x, "x")`` (detail/adapters/torch_pointers.hpp: it notes the tensor's
     elements, the bounds and the name of a checked pointer converted from a pointer into them):
     ``x.data_ptr<T>()`` is ``name_tensor(x, "x").template data_ptr<T>()``, ``p->data_ptr()``
-    ``name_tensor(*p, "p").data_ptr()``; in host code (not in device code, nor in a directive)."""
+    ``name_tensor(*p, "p").data_ptr()``, and a store into a struct's member names the member too
+    (``tl.a[i] = t.data_ptr();``: ``name_tensor(t, "t", "tl.a[i]")``); in host code (not in device
+    code, nor in a directive)."""
     bodies = _device_bodies(masked, _space_macros(masked, {} if words is None else dict(words)), host_device=True)
     edits = []
     for m in _TAKEN.finditer(masked):
@@ -493,9 +504,11 @@ def tensor_edits(text, masked, words=None):
         spelled = " ".join(text[start:m.start()].split())
         if start == m.start() or "\n" in text[start:m.start()] and "\\" in text[start:m.start()]:
             continue
-        name = spelled.replace("\\", "\\\\").replace('"', '\\"')
         deref = "*" if m.group(1) == "->" else ""
         method = m.group(2) or m.group(3)
         keyword = "template " if m.group(3) else ""
-        edits.append([(start, start, f"{NAMED}({deref}"), (m.start(), m.end(), f', "{name}").{keyword}{method}')])
+        stored = _STORED.search(masked, max(masked.rfind(c, 0, start) for c in ";{}"), start)
+        member = f', {_literal(" ".join(text[stored.start(1):stored.end(1)].split()))}' if stored else ""
+        edits.append([(start, start, f"{NAMED}({deref}"),
+                      (m.start(), m.end(), f", {_literal(spelled)}{member}).{keyword}{method}")])
     return edits

@@ -590,6 +590,9 @@ def test_host_code_takes_each_tensors_data_pointer_through_its_name():
                         f'{named}(x.contiguous(), "x.contiguous()").template data_ptr<float>(), '
                         f'{named}(*p, "p").template data_ptr<int>());')
     assert "name_tensor" not in lines[3]  # (device code)
+    # A store into a struct's member names the member too.
+    assert f'tl.a[0][i] = {named}(t[i], "t[i]", "tl.a[0][i]").data_ptr();' in \
+        emulate.translate_nvcc("void g() { tl.a[0][i] = t[i].data_ptr(); }", "/src/k.cu", torch=True)
     # Under emulation too (the launch's arguments read after), and not without Torch.
     assert f'{named}(x, "x").template data_ptr<float>()' in emulate.translate(src, "/src/k.cu", torch=True, pointers=True)
     assert "name_tensor" not in emulate.translate_nvcc(src, "/src/k.cu") + emulate.translate(src, "/src/k.cu", torch=True)

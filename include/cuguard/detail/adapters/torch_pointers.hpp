@@ -32,6 +32,7 @@ namespace torch_adapter {
 struct noted_tensor {
   std::uintptr_t begin = 0, end = 0, first = 0;
   const char* name = nullptr;
+  const char* member = nullptr; // (`tl.addresses[0][i] = t.data_ptr();`: "tl.addresses[0][i]")
   c10::weak_intrusive_ptr<c10::StorageImpl> storage{c10::intrusive_ptr<c10::StorageImpl>()};
   const void* storage_data = nullptr;
 };
@@ -42,7 +43,7 @@ class tensor_pointers final : public host_hooks {
  public:
   static constexpr std::size_t capacity = 256;
 
-  void note(const at::TensorBase& t, const void* data, const char* name) {
+  void note(const at::TensorBase& t, const void* data, const char* name, const char* member) {
     if (data == nullptr || !t.defined() || !t.has_storage() || t.numel() == 0) return;
     const auto item = static_cast<std::int64_t>(t.element_size());
     std::int64_t low = 0, high = 0;
@@ -52,6 +53,7 @@ class tensor_pointers final : public host_hooks {
     n.begin = n.first + static_cast<std::uintptr_t>(low * item);
     n.end = n.first + static_cast<std::uintptr_t>((high + 1) * item);
     n.name = name;
+    n.member = member;
     c10::StorageImpl* impl = t.storage().unsafeGetStorageImpl();
     n.storage = c10::weak_intrusive_ptr<c10::StorageImpl>(c10::intrusive_ptr<c10::StorageImpl>::reclaim_copy(impl));
     n.storage_data = impl->data_ptr().get();
@@ -80,6 +82,7 @@ class tensor_pointers final : public host_hooks {
     if (best == nullptr) return;
     found.begin = best->begin;
     found.bytes = best->end - best->begin;
+    found.label = best->member;
   }
 
   void describe_tensor(std::uintptr_t first, std::size_t element, violation& v) const override {
@@ -119,16 +122,17 @@ inline tensor_pointers& noted_tensors() {
 
 /// `x` as host code takes a data pointer from it: each of Torch's ways (data_ptr<T>(),
 /// data_ptr(), data<T>(), const_data_ptr<T>(), mutable_data_ptr<T>()) as Tensor's, noting the
-/// tensor under `name`; anything else (a class of the extension's own with a data_ptr) as it is.
+/// tensor under `name` (and the struct member the pointer is stored in, which names it); anything else (a class of the extension's own with a data_ptr) as it is.
 template <class X>
 struct named_tensor {
   X& x;
   const char* name;
+  const char* member; // the struct member host code stores the pointer in, or null
 
   template <class P>
   P noted(P p) const {
     if constexpr (std::is_base_of<at::TensorBase, std::remove_cv_t<X>>::value && std::is_pointer<P>::value)
-      noted_tensors().note(x, p, name);
+      noted_tensors().note(x, p, name, member);
     return p;
   }
   template <class T, class Y = X>
@@ -158,12 +162,12 @@ struct named_tensor {
 };
 
 template <class X>
-named_tensor<X> name_tensor(X& x, const char* name) {
-  return {x, name};
+named_tensor<X> name_tensor(X& x, const char* name, const char* member = nullptr) {
+  return {x, name, member};
 }
 template <class X>
-named_tensor<const X> name_tensor(const X& x, const char* name) { // (a temporary: x.contiguous())
-  return {x, name};
+named_tensor<const X> name_tensor(const X& x, const char* name, const char* member = nullptr) { // (x.contiguous())
+  return {x, name, member};
 }
 
 } // namespace torch_adapter

@@ -22,6 +22,7 @@ struct allocation_span {
   std::size_t bytes = 0;                      ///< its size (tracked only)
   memory_space space = memory_space::unknown; ///< also for untracked memory, where the backend can tell
   int device = -1;
+  const char* label = nullptr; ///< narrowed to a tensor: the member it was stored in, where host code named one
 };
 
 /// What views ask of the host runtime, and what the runtime's parts tell each other: one

@@ -110,6 +110,7 @@ CUGUARD_HOST_DEVICE pointer_bounds<T> bounds_of(T* p, const cuda::std::source_lo
     narrow_allocation(p, found); // (the tensor host code took p from, where one is known)
     m.space = found.space;
     m.device = found.device;
+    m.label = found.label;
     if (found.tracked || found.bytes != 0) {
       m.token = found.token;
       return place_in<T>(address, found.begin, found.begin + found.bytes, m);
