@@ -22,7 +22,9 @@ __device__``, which host code calls with host pointers):
   code only, with its pointers checked: the overload a call with a checked pointer picks (host
   code calls the original with host pointers); so is a ``__device__`` function template (a raw
   pointer, a ``__shared__`` array's, deduces no ``T`` of ``cuguard::ptr<T>``: it calls the
-  original; with two pointer parameters, it is also defined with each of them checked alone);
+  original; with two pointer parameters, it is also defined with each of them checked alone; with
+  a ``const T*`` parameter, also with its pointers to ``T``, which a checked pointer to ``T``
+  deduces);
 * a kernel template is followed by its deducer (_deducer), through which a launch deduces its
   template arguments from the raw pointers;
 * a pointer member (an array of them too) of a class that a device function takes by value or
@@ -86,14 +88,16 @@ def _pointer_type(spelled):
     return " ".join(w for w in words if w not in ("struct",))
 
 
-def _parameter(piece):
-    """The parameter `piece` as a checked pointer, or None where it is not a pointer to make one."""
+def _parameter(piece, mutable=False):
+    """The parameter `piece` as a checked pointer, or None where it is not a pointer to make one
+    (`mutable`: to elements that are not const, `const T*` a ptr<T>)."""
     m = _PARAMETER.match(piece)
     if m is None or "*" in m.group(2) or "(" in piece.split("=")[0]:
         return None
     element = _pointer_type(m.group(2))
     if not element:
         return None
+    element = re.sub(r"^const\s+|\s+const$", "", element) if mutable else element
     top_const = "const " if re.search(r"\bconst\b", m.group(3)) else ""
     name = f" {m.group(4)}" if m.group(4) else ""
     return f"{m.group(1)}{top_const}{PTR}<{element}>{name}{m.group(5)}"
@@ -136,14 +140,14 @@ def _return_edit(masked, keyword_end, paren):
     return [(m.start(2), m.end(3), f"{PTR}<{_pointer_type(m.group(2))}> ")]
 
 
-def _parameter_edits(text, masked, paren, close, checked, only=None):
+def _parameter_edits(text, masked, paren, close, checked, only=None, mutable=False):
     """The edits of the pointer parameters (with `only`, of those whose ordinals among the
-    pointer parameters it holds); their names go into `checked`."""
+    pointer parameters it holds; `mutable`: as _parameter's); their names go into `checked`."""
     edits = []
     at = paren + 1
     ordinal = 0
     for piece in _top_level_pieces(masked[paren + 1:close]):
-        new = _parameter(text[at:at + len(piece)]) if "*" in piece else None
+        new = _parameter(text[at:at + len(piece)], mutable) if "*" in piece else None
         ordinal += new is not None
         if new is not None and (only is None or ordinal - 1 in only):
             edits.append([(at, at + len(piece), new)])
@@ -290,7 +294,7 @@ _NOT_RETURNED = {"__host__", "__device__", "__forceinline__", "__noinline__", "i
                  "virtual"}
 
 
-def _device_copy(text, masked, words, function, where, only=None, raw=False):
+def _device_copy(text, masked, words, function, where, only=None, raw=False, mutable=False):
     """A __host__ __device__ function that takes a pointer, defined again for device code only
     with its pointers checked (an overload that a call with a checked pointer picks; host code
     calls the function as it is written, with host pointers), between #line directives that give
@@ -298,7 +302,7 @@ def _device_copy(text, masked, words, function, where, only=None, raw=False):
     where the function takes no pointer.""" 
     head, _, paren, close, body, keyword_end = function
     checked = set()
-    groups = _parameter_edits(text, masked, paren, close, checked, only)
+    groups = _parameter_edits(text, masked, paren, close, checked, only, mutable)
     if not checked or body is None:
         return None
     if raw:  # (#pragma cuguard unchecked: its body as written)
@@ -403,8 +407,14 @@ def _edits(text, masked, words, deduced, passed, where):
             count = len(_parameter_edits(text, masked, paren, close, set()))
             # (two pointers: a copy for each of them checked alone too, for a call that gives one
             # a register array: apex's load_store(r_in, in, ...))
-            subsets = [None, {0}, {1}] if count == 2 else [None]
-            copies = [c for c in (_device_copy(text, masked, words, function, where, only) for only in subsets) if c]
+            subsets = [(None, False), ({0}, False), ({1}, False)] if count == 2 else [(None, False)]
+            # (a `const T*` given a checked pointer to T: a copy whose pointers are to T, which
+            # deduces T where ptr<const T> does not)
+            if _parameter_edits(text, masked, paren, close, set(), mutable=True) != \
+                    _parameter_edits(text, masked, paren, close, set()):
+                subsets.append((None, True))
+            copies = [c for c in (_device_copy(text, masked, words, function, where, only, mutable=mutable)
+                                  for only, mutable in subsets) if c]
             edits += [[(copies[0][0], copies[0][0], "".join(c[1] for c in copies))]] if copies else []
             continue
         checked = set()

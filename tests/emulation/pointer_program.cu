@@ -4,10 +4,11 @@
 // (and an element's address) and to a __host__ __device__ one, a local pointer moved along a
 // row, a deduced template launch, a void* parameter cast where it is used, a struct of void*
 // members cast in a functor, a raw pointer in a kernel template's parameter pack, a template
-// given a register array and a checked pointer, a helper kept unchecked by a pragma, a byte
-// atomic's CAS on the word that holds the byte. With `plant`, each kernel but the last two is
-// told of one element more than its buffer holds; the test matches each report's line, pointer
-// and extent. Built by nvcc with cuguard_check_pointers too (its correct run, on a GPU).
+// given a register array and a checked pointer, a helper kept unchecked by a pragma, a template
+// taking const T* given a T*, a byte atomic's CAS on the word that holds the byte. With `plant`,
+// each kernel but the last two is told of one element more than its buffer holds; the test
+// matches each report's line, pointer and extent. Built by nvcc with cuguard_check_pointers too
+// (its correct run, on a GPU).
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -90,11 +91,17 @@ __device__ void copy2(T* dst, T* src) {
 // A hot helper kept as written (`#pragma cuguard unchecked`), called with a checked pointer.
 #pragma cuguard unchecked
 __device__ float first_of_row(const float* __restrict__ row) { return row[0]; }
+// The sum of the two elements at p: a template given a pointer to T, where it takes const T*.
+template <typename T>
+__device__ T sum2(const T* p) {
+  return p[0] + p[1];
+}
 __global__ void round_trip(float* x) {
   float r[2];
   copy2(r, x);
   copy2(x, r);
   x[0] = first_of_row(x);
+  x[1] = sum2(x) - x[0];
 }
 
 // Each of the n bytes at b plus one, through a CAS loop on the aligned word that holds it (a byte
