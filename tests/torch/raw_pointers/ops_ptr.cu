@@ -167,3 +167,61 @@ void poke(torch::Tensor x, int64_t offset, int64_t wild) {}
 torch::Tensor quotient(torch::Tensor x, int64_t divisor) { return x.div(divisor, "trunc"); }
 torch::Tensor as_int(torch::Tensor x) { return x.to(torch::kInt); }
 torch::Tensor shifted(torch::Tensor x, int64_t by) { return x.bitwise_left_shift(by); }
+
+// y[i] += 2 x[i], for i below x's element count (one more where planted), x and y slices of one
+// flat buffer perhaps.
+__global__ void axpy_kernel(cuguard::ptr<const float> x, cuguard::ptr<float> y, int64_t n) {
+  const int64_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] += 2 * x[i];
+}
+
+void axpy_slices(torch::Tensor x, torch::Tensor y, int64_t planted) {
+  TORCH_CHECK(x.scalar_type() == torch::kFloat && x.is_contiguous() && y.sizes() == x.sizes(), "x, y: contiguous float");
+  const int64_t n = x.numel() + planted;
+  axpy_kernel<<<static_cast<int>((n + THREADS - 1) / THREADS), THREADS, 0, at::cuda::getCurrentCUDAStream()>>>(
+      ARGUMENT(float, x), ARGUMENT(float, y), n);
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
+}
+
+// A table of untyped pointers filled from a list of tensors on the host, cast back in a functor:
+// each tensor scaled by `by`, the last told of one element more where planted.
+struct tensor_table {
+  cuguard::ptr<void> addresses[4];
+  int sizes[4];
+};
+
+struct scale_functor {
+  __device__ void operator()(tensor_table& t, int which, float by) const {
+    cuguard::ptr<float> values = cuguard::ptr_cast<float>(t.addresses[which]);
+    for (int i = threadIdx.x; i < t.sizes[which]; i += blockDim.x) values[i] *= by;
+  }
+};
+
+template <typename F>
+__global__ void apply_table_kernel(tensor_table t, F f, float by) {
+  f(t, blockIdx.x, by);
+}
+
+void scale_list(std::vector<torch::Tensor> tensors, double by, int64_t planted) {
+  TORCH_CHECK(!tensors.empty() && tensors.size() <= 4, "tensors: 1 to 4 of them");
+  tensor_table table;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    table.addresses[i] = tensors[i].data_ptr();
+    table.sizes[i] = static_cast<int>(tensors[i].numel() + (i + 1 == tensors.size() ? planted : 0));
+  }
+  apply_table_kernel<<<static_cast<int>(tensors.size()), 64, 0, at::cuda::getCurrentCUDAStream()>>>(
+      table, scale_functor(), static_cast<float>(by));
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
+}
+
+// out[i] = in[i] + 1 for the n elements a binding gave it as pointers.
+__global__ void plus_one_kernel(cuguard::ptr<const float> in, cuguard::ptr<float> out, int64_t n) {
+  const int64_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[i] + 1;
+}
+
+void plus_one_launcher(const float* in, float* out, int64_t n) {
+  plus_one_kernel<<<static_cast<int>((n + THREADS - 1) / THREADS), THREADS, 0, at::cuda::getCurrentCUDAStream()>>>(
+      in, out, n);
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
+}
