@@ -1078,7 +1078,7 @@ def _deduced_launches(text, masked, deduced):
         if end < 0:
             continue
         deducer = re.sub(r"([A-Za-z_]\w*)(\s*(?:<.*>)?)$", r"cuguard_impl_deduce_\1\2", text[start:at].strip(), flags=re.S)
-        args = " ".join(text[paren + 1:end].split())
+        args = " ".join(text[paren + 1:end].replace("\\\n", " ").split())  # (in a macro: its lines joined)
         edits.append((start, at, f"static_cast<decltype({deducer}({args}))>(&{text[start:at].strip()})"))
     return edits
 

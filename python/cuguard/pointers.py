@@ -88,16 +88,17 @@ def _pointer_type(spelled):
     return " ".join(w for w in words if w not in ("struct",))
 
 
-def _parameter(piece, mutable=False):
+def _parameter(piece, mutable=()):
     """The parameter `piece` as a checked pointer, or None where it is not a pointer to make one
-    (`mutable`: to elements that are not const, `const T*` a ptr<T>)."""
+    (`mutable`: names of template parameters whose `const T*` is a ptr<T>)."""
     m = _PARAMETER.match(piece)
     if m is None or "*" in m.group(2) or "(" in piece.split("=")[0]:
         return None
     element = _pointer_type(m.group(2))
     if not element:
         return None
-    element = re.sub(r"^const\s+|\s+const$", "", element) if mutable else element
+    bare = re.sub(r"^const\s+|\s+const$", "", element)
+    element = bare if bare in mutable else element
     top_const = "const " if re.search(r"\bconst\b", m.group(3)) else ""
     name = f" {m.group(4)}" if m.group(4) else ""
     return f"{m.group(1)}{top_const}{PTR}<{element}>{name}{m.group(5)}"
@@ -140,7 +141,7 @@ def _return_edit(masked, keyword_end, paren):
     return [(m.start(2), m.end(3), f"{PTR}<{_pointer_type(m.group(2))}> ")]
 
 
-def _parameter_edits(text, masked, paren, close, checked, only=None, mutable=False):
+def _parameter_edits(text, masked, paren, close, checked, only=None, mutable=()):
     """The edits of the pointer parameters (with `only`, of those whose ordinals among the
     pointer parameters it holds; `mutable`: as _parameter's); their names go into `checked`."""
     edits = []
@@ -232,6 +233,16 @@ def _template_arguments(head):
     return ", ".join(names)
 
 
+def _template_head(masked, head, paren):
+    """The parameters of the last ``template <...>`` between `head` and `paren` ("" where none)."""
+    template = ([None] + list(re.finditer(r"\btemplate\s*<", masked[head:paren])))[-1]
+    if template is None:
+        return ""
+    opening = head + template.end() - 1
+    closing = _match_forward(masked, opening, "<", ">")
+    return masked[opening + 1:closing] if closing > 0 else ""
+
+
 def _deducer(text, masked, head, paren, close):
     """After a kernel template's definition: a function of its unchanged parameters that gives the
     kernel's instance their types deduce (``cuguard_impl_deduce_k(raw...)``), so that a launch
@@ -294,7 +305,7 @@ _NOT_RETURNED = {"__host__", "__device__", "__forceinline__", "__noinline__", "i
                  "virtual"}
 
 
-def _device_copy(text, masked, words, function, where, only=None, raw=False, mutable=False):
+def _device_copy(text, masked, words, function, where, only=None, raw=False, mutable=()):
     """A __host__ __device__ function that takes a pointer, defined again for device code only
     with its pointers checked (an overload that a call with a checked pointer picks; host code
     calls the function as it is written, with host pointers), between #line directives that give
@@ -407,12 +418,13 @@ def _edits(text, masked, words, deduced, passed, where):
             count = len(_parameter_edits(text, masked, paren, close, set()))
             # (two pointers: a copy for each of them checked alone too, for a call that gives one
             # a register array: apex's load_store(r_in, in, ...))
-            subsets = [(None, False), ({0}, False), ({1}, False)] if count == 2 else [(None, False)]
-            # (a `const T*` given a checked pointer to T: a copy whose pointers are to T, which
-            # deduces T where ptr<const T> does not)
-            if _parameter_edits(text, masked, paren, close, set(), mutable=True) != \
+            subsets = [(None, ()), ({0}, ()), ({1}, ())] if count == 2 else [(None, ())]
+            # (a `const T*` given a checked pointer to T, T a template parameter: a copy whose
+            # pointers are to T, which deduces T where ptr<const T> does not)
+            names = set(re.findall(r"[A-Za-z_]\w*", _template_arguments(_template_head(masked, head, paren)) or ""))
+            if _parameter_edits(text, masked, paren, close, set(), mutable=names) != \
                     _parameter_edits(text, masked, paren, close, set()):
-                subsets.append((None, True))
+                subsets.append((None, names))
             copies = [c for c in (_device_copy(text, masked, words, function, where, only, mutable=mutable)
                                   for only, mutable in subsets) if c]
             edits += [[(copies[0][0], copies[0][0], "".join(c[1] for c in copies))]] if copies else []
@@ -443,43 +455,53 @@ NAMED = "::cuguard::detail::torch_adapter::name_tensor"
 # Torch's ways of taking a tensor's data pointer: `.data_ptr<T>()`, `.data_ptr()`, `.data<T>()`,
 # `.const_data_ptr<T>()`, `.mutable_data_ptr<T>()` (after `.` or `->`).
 _TAKEN = re.compile(r"(\.|->)\s*(?:template\s+)?(?:(data_ptr|const_data_ptr)\s*(?=\(\s*\))|"
-                    r"(data_ptr|data|const_data_ptr|mutable_data_ptr)\s*(?=<))")
-_NOT_OPERANDS = _NOT_TYPES | {"if", "while", "for", "switch", "co_return", "co_yield", "static_cast", "const_cast",
-                              "reinterpret_cast", "dynamic_cast"}
+                    r"(data_ptr|data|const_data_ptr|mutable_data_ptr)\s*(?=<(?:[^;{}()<>]|<[^;{}()<>]*>)*>\s*\(\s*\)))")
+_CASTS = {"static_cast", "const_cast", "reinterpret_cast", "dynamic_cast"}
+_NOT_OPERANDS = _NOT_TYPES | _CASTS | {"if", "while", "for", "switch", "co_return", "co_yield"}
 
 
 def _operand_start(masked, end):
     """Where the postfix expression that ends at `end` begins (``x``, ``lists[0][3]``,
-    ``self.weight``, ``t.contiguous()``, ``ns::f(a)``); `end` where none does."""
-    at = end
+    ``self.weight``, ``t.contiguous()``, ``ns::f(a)``, ``std::get<0>(r)``,
+    ``const_cast<at::Tensor&>(x)``); `end` where none does."""
+    at, templated = end, False
     while True:
         back = at
         while back > 0 and masked[back - 1].isspace():
             back -= 1
-        if back > 0 and masked[back - 1] in ")]":
-            opening = _match_backward(masked, back - 1)
+        if back > 0 and masked[back - 1] in ")]" and not templated:
+            opening = _match_backward(masked, back - 1, {")": "(", "]": "["})
             if opening < 0:
                 return at
             at = opening
+            before = opening
+            while before > 0 and masked[before - 1].isspace():
+                before -= 1
+            if masked[opening] == "(" and before > 0 and masked[before - 1] == ">":
+                angle = _match_backward(masked, before - 1, {">": "<"})  # (a template's arguments before the call)
+                at, templated = (angle, True) if angle >= 0 else (at, False)
             continue
-        word = re.search(r"[A-Za-z_]\w*$", masked[:back])
-        if word is None or word.group(0) in _NOT_OPERANDS or (back < at and masked[at] not in "(["):
+        word = re.search(r"[A-Za-z_]\w*$", masked[max(0, back - 256):back])
+        if word is None or (not templated and (word.group(0) in _NOT_OPERANDS or (back < at and masked[at] not in "(["))):
             return at
-        at = word.start()
-        joint = re.search(r"(?:\.|->|::)\s*$", masked[:at])
+        at = back - len(word.group(0))
+        if templated and word.group(0) in _CASTS:
+            return at
+        templated = False
+        joint = re.search(r"(?:\.|->|::)\s*$", masked[max(0, at - 64):at])
         if joint is None:
             return at
-        at = joint.start()
+        at -= len(joint.group(0))
 
 
-def _match_backward(masked, close):
-    """The bracket that `close` (a ')' or ']') closes; -1 where none does."""
-    pairs = {")": "(", "]": "["}
+def _match_backward(masked, close, pairs):
+    """The bracket that `close` closes (`pairs`: closing to opening, of one kind or two); -1
+    where none does before a statement's start."""
     depth = 0
     for i in range(close, -1, -1):
-        if masked[i] in ")]":
+        if masked[i] in pairs:
             depth += 1
-        elif masked[i] in "([":
+        elif masked[i] in pairs.values():
             depth -= 1
             if depth == 0:
                 return i if pairs[masked[close]] == masked[i] else -1

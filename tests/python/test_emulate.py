@@ -554,6 +554,15 @@ def test_for_nvcc_only_the_pointers_change_and_a_template_launch_deduces_from_th
                                    "<<<1, 2>>>(a, b); plain<<<1, 1, 4>>>(a); }")
 
 
+def test_a_device_template_taking_const_t_is_defined_again_taking_t():
+    src = ("template <class T> __device__ T dot(const float* w, const T* x, int n) { return w[0] * x[0]; }\n"
+           "__global__ void k(float* w, float* x, float* o) { o[0] = dot(w, x, 1); }\n")
+    out = emulate.translate_nvcc(src, "/src/k.cu")
+    # (the const of a type that is no template parameter kept: T is deduced as float, not const float)
+    assert f"__device__ T dot({PTR}<const float> w, {PTR}<T> x, int n)" in out
+    assert f"{PTR}<float> w" not in out.split("__global__")[0]
+
+
 def test_a_function_defined_in_a_macro_is_made_checked_its_lines_still_continued():
     # (pytorch_scatter's atomics: `#define ATOMIC(NAME) ... __device__ void operator()(scalar *address, ...)`)
     src = ("#define ATOMIC(NAME) \\\n  struct Atomic##NAME { \\\n    __device__ void operator()(\\\n"
@@ -590,6 +599,12 @@ def test_host_code_takes_each_tensors_data_pointer_through_its_name():
                         f'{named}(x.contiguous(), "x.contiguous()").template data_ptr<float>(), '
                         f'{named}(*p, "p").template data_ptr<int>());')
     assert "name_tensor" not in lines[3]  # (device code)
+    # Template arguments before a call, a cast; a member named `data` compared is no data pointer.
+    out = emulate._named_tensors("void g() { f(std::get<0>(r).data_ptr<float>(), const_cast<at::Tensor&>(x).data_ptr());"
+                                 " return a.data < b, c->data < d(); }")[0]
+    assert f'{named}(std::get<0>(r), "std::get<0>(r)").template data_ptr<float>()' in out
+    assert f'{named}(const_cast<at::Tensor&>(x), "const_cast<at::Tensor&>(x)").data_ptr()' in out
+    assert out.endswith(" return a.data < b, c->data < d(); }")
     # A store into a struct's member names the member too.
     assert f'tl.a[0][i] = {named}(t[i], "t[i]", "tl.a[0][i]").data_ptr();' in \
         emulate.translate_nvcc("void g() { tl.a[0][i] = t[i].data_ptr(); }", "/src/k.cu", torch=True)

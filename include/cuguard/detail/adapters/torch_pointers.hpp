@@ -66,44 +66,58 @@ class tensor_pointers final : public host_hooks {
     ++next_;
   }
 
+  /// Among the live tensors noted that hold `p`, those whose first element it is (else all of
+  /// them), the largest: a pointer taken from a tensor is never bounded by a smaller one noted
+  /// at the same place (a row of it, a slice that begins where it does).
   void narrow(const void* p, allocation_span& found) const override {
     host_hooks::narrow(p, found);
     const auto address = reinterpret_cast<std::uintptr_t>(p);
     host_lock lock(mutex_);
     const noted_tensor* best = nullptr;
-    for (std::size_t age = 0; age < noted_.size(); ++age) { // newest first
-      const noted_tensor& n = noted_[(next_ - 1 - age) % noted_.size()];
-      if (address < n.begin || address >= n.end || (best != nullptr && (best->first == address || n.first != address)))
-        continue;
-      if (found.bytes != 0 && (n.begin < found.begin || n.end > found.begin + found.bytes)) continue;
+    newest_first([&](const noted_tensor& n) {
+      if (address < n.begin || address >= n.end) return;
+      if (found.bytes != 0 && (n.begin < found.begin || n.end > found.begin + found.bytes)) return;
+      if (best != nullptr && (best->first == address) != (n.first == address)) {
+        if (best->first == address) return; // (one that begins at p comes first)
+      } else if (best != nullptr && n.end - n.begin <= best->end - best->begin) {
+        return; // (of equal ones, the newest)
+      }
       const c10::intrusive_ptr<c10::StorageImpl> alive = n.storage.lock();
       if (alive && alive->data_ptr().get() == n.storage_data) best = &n;
-    }
+    });
     if (best == nullptr) return;
     found.begin = best->begin;
     found.bytes = best->end - best->begin;
     found.label = best->member;
   }
 
+  /// The tensor whose elements are the bounds that begin at `first` and hold `v.extent[0]`
+  /// elements of `element` bytes (where they are one's), and the smallest live other tensor that
+  /// holds the access's address.
   void describe_tensor(std::uintptr_t first, std::size_t element, violation& v) const override {
     const std::uintptr_t address = first + static_cast<std::uintptr_t>(v.index[0]) * element;
+    const std::uintptr_t end = first + static_cast<std::uintptr_t>(v.extent[0]) * element;
     host_lock lock(mutex_);
     const noted_tensor *own = nullptr, *hit = nullptr;
-    for (std::size_t age = 0; age < noted_.size(); ++age) {
-      const noted_tensor& n = noted_[(next_ - 1 - age) % noted_.size()];
-      if (own == nullptr && first >= n.begin && first - n.begin < element) own = &n;
-    }
+    newest_first([&](const noted_tensor& n) {
+      if (own == nullptr && first >= n.begin && first - n.begin < element && end <= n.end && n.end - end < element)
+        own = &n;
+    });
     if (own == nullptr) return host_hooks::describe_tensor(first, element, v);
-    for (std::size_t age = 0; age < noted_.size(); ++age) { // the smallest other tensor the address lies in
-      const noted_tensor& n = noted_[(next_ - 1 - age) % noted_.size()];
-      if (&n != own && address >= n.begin && address < n.end && (hit == nullptr || n.end - n.begin < hit->end - hit->begin))
-        hit = &n;
-    }
+    newest_first([&](const noted_tensor& n) {
+      if (&n == own || address < n.begin || address >= n.end || !n.storage.lock()) return;
+      if (hit == nullptr || n.end - n.begin < hit->end - hit->begin) hit = &n;
+    });
     copy_text(v.tensor, own->name);
     if (hit != nullptr) copy_text(v.tensor_hit, hit->name);
   }
 
  private:
+  template <class F>
+  void newest_first(F each) const {
+    for (std::size_t age = 0; age < noted_.size(); ++age) each(noted_[(next_ - 1 - age) % noted_.size()]);
+  }
+
   mutable host_mutex mutex_;
   std::vector<noted_tensor> noted_;
   std::size_t next_ = 0;
@@ -130,10 +144,11 @@ struct named_tensor {
   const char* member; // the struct member host code stores the pointer in, or null
 
   template <class P>
-  P noted(P p) const {
-    if constexpr (std::is_base_of<at::TensorBase, std::remove_cv_t<X>>::value && std::is_pointer<P>::value)
+  P&& noted(P&& p) const { // (a reference as it is: c10::Storage's data_ptr() is a DataPtr&)
+    if constexpr (std::is_base_of<at::TensorBase, std::remove_cv_t<X>>::value &&
+                  std::is_pointer<std::remove_reference_t<P>>::value)
       noted_tensors().note(x, p, name, member);
-    return p;
+    return std::forward<P>(p);
   }
   template <class T, class Y = X>
   auto data_ptr() const -> decltype(std::declval<Y&>().template data_ptr<T>()) {
@@ -161,12 +176,10 @@ struct named_tensor {
   }
 };
 
+/// (`x` may be a temporary, `x.contiguous()`: it lives to the end of the full expression, as the
+/// named_tensor that refers to it does.)
 template <class X>
-named_tensor<X> name_tensor(X& x, const char* name, const char* member = nullptr) {
-  return {x, name, member};
-}
-template <class X>
-named_tensor<const X> name_tensor(const X& x, const char* name, const char* member = nullptr) { // (x.contiguous())
+named_tensor<std::remove_reference_t<X>> name_tensor(X&& x, const char* name, const char* member = nullptr) {
   return {x, name, member};
 }
 

@@ -26,9 +26,10 @@ struct bounds_element<pointer_bounds<T>> {
 };
 
 /// `(U*)p` of a ptr: a ptr<U> over the U that lie whole in p's bytes (ptr<void>: the bytes); a
-/// cast of a pointer to 8- or 16-bit elements to a 4- or 8-byte integer reaches the whole words
-/// that hold them (the CAS loop of a half or byte atomic, `(unsigned*)((char*)p - ((size_t)p & 2))`,
-/// touches the word's other bytes only to write back what it read).
+/// cast of a pointer past the first of its 8- or 16-bit elements to a 4- or 8-byte integer
+/// reaches the whole words that hold them (the CAS loop of a half or byte atomic,
+/// `(unsigned*)((char*)p - ((size_t)p & 2))`, touches the word's other bytes only to write back
+/// what it read).
 template <class U, class T>
 CUGUARD_HOST_DEVICE ptr<U> pointer_cast(const ptr<T>& p) noexcept {
   ptr<U> cast;

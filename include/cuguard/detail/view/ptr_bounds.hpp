@@ -128,8 +128,9 @@ CUGUARD_HOST_DEVICE pointer_bounds<T> bounds_of(T* p, const cuda::std::source_lo
 /// bytes (unknown bounds stay as good as unknown: all the U up to the last address), with b's label, token, memory space and launch number;
 /// none where the address is not aligned for U (the first element keeps the address's
 /// misalignment, from which a failed access's record is classified as misaligned). With
-/// `whole_words`, the bytes are those of the aligned U that hold any of b's (a word's CAS loop
-/// over the 8- or 16-bit element in it).
+/// `whole_words`, where the address is not b's first element, the bytes are those of the aligned
+/// U that hold any of b's (a word's CAS loop over the 8- or 16-bit element in it; a cast of the
+/// first element, `(const uint32_t*)bytes`, keeps the bounds of the whole U in them).
 template <class U, class T>
 CUGUARD_HOST_DEVICE pointer_bounds<U> recast(const pointer_bounds<T>& b, bool whole_words = false) noexcept {
   const view_meta m = view_internals::meta(b.view);
@@ -140,7 +141,7 @@ CUGUARD_HOST_DEVICE pointer_bounds<U> recast(const pointer_bounds<T>& b, bool wh
   const auto extent = static_cast<std::uintptr_t>(b.view.extent(0));
   const std::uintptr_t room = (~std::uintptr_t{0} - first) / sizeof(T);
   std::uintptr_t begin = first, end = extent < room ? first + extent * sizeof(T) : ~std::uintptr_t{0};
-  if (whole_words && end < ~std::uintptr_t{0} - sizeof(U)) {
+  if (whole_words && address != first && end < ~std::uintptr_t{0} - sizeof(U)) {
     begin -= begin % sizeof(U);
     end += (sizeof(U) - end % sizeof(U)) % sizeof(U);
   }
