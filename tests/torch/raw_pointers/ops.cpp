@@ -16,6 +16,7 @@ void axpy_slices(torch::Tensor x, torch::Tensor y, int64_t planted);
 void scale_list(std::vector<torch::Tensor> tensors, double by, int64_t planted);
 
 void plus_one_launcher(const float* in, float* out, int64_t n);
+torch::Tensor norms(torch::Tensor points, int64_t planted);
 
 #define CHECK_CUDA(x) TORCH_CHECK(x.is_cuda(), #x " must be a CUDA tensor")
 
@@ -54,6 +55,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("quotient", &quotient, "x / divisor, integers");
   m.def("as_int", &as_int, "x as int, converted implicitly");
   m.def("shifted", &shifted, "x << by, 32-bit integers");
+  m.def("norms", &norms, "the norm of each point, read as a vec3 through a cast");
   m.def("plus_one", &plus_one, "input + 1, through a launcher given raw pointers");
   m.def("axpy_slices", &axpy_slices, "y += 2 x, in place");
   m.def("scale_list", &scale_list, "each tensor *= by, in place, through a table of void*");

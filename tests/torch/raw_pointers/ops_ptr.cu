@@ -225,3 +225,25 @@ void plus_one_launcher(const float* in, float* out, int64_t n) {
       in, out, n);
   C10_CUDA_KERNEL_LAUNCH_CHECK();
 }
+
+// A small vector type of the extension's own, read through a cast of the float buffer.
+struct vec3 {
+  float x, y, z;
+};
+
+__global__ void norms_kernel(cuguard::ptr<const float> points, cuguard::ptr<float> out, int64_t n) {
+  const cuguard::ptr<const vec3> p = cuguard::ptr_cast<const vec3>(points);
+  const int64_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = sqrtf(p[i].x * p[i].x + p[i].y * p[i].y + p[i].z * p[i].z);
+}
+
+torch::Tensor norms(torch::Tensor points, int64_t planted) {
+  TORCH_CHECK(points.scalar_type() == torch::kFloat && points.is_contiguous() && points.dim() == 2 && points.size(1) == 3,
+              "points: contiguous float, n x 3");
+  auto out = torch::empty({points.size(0)}, points.options());
+  const int64_t n = points.size(0) + planted;
+  norms_kernel<<<static_cast<int>((n + THREADS - 1) / THREADS), THREADS, 0, at::cuda::getCurrentCUDAStream()>>>(
+      ARGUMENT(float, points), ARGUMENT(float, out), n);
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
+  return out;
+}

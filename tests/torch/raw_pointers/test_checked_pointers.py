@@ -3,11 +3,13 @@
 checks=True: the build makes its kernels' raw pointers checked (cuguard/pointers.py), bounded by
 the tensors host code took them from, so that it computes what it computed and its planted
 off-by-ones (a read one past an input, a write one past an output through a pointer passed on to
-a device helper, a float4 read past the last whole float4, a kernel template deduced at its
-launch, a read from one slice of a flat buffer into the next, a write past the last tensor of a
-table of void* cast in a functor) are IndexErrors naming the line, the kernel's parameter, the
-tensor, the offset and the extent, as the hand-renamed ops_ptr.cu's are; the next call works. On a GPU the same copy is built by nvcc (a report raised by the call with
-CUGUARD_LAUNCH_BLOCKING=1, report_of)."""
+a device helper, a float4 read past the last whole float4, a read past the points through a
+cast to the extension's own vec3, a kernel template deduced at its launch, a read from one slice
+of a flat buffer into the next, a write past the last tensor of a table of void* cast in a
+functor, pointers taken in the bindings and passed to a launcher) are IndexErrors naming the
+line, the kernel's parameter, the tensor, the offset and the extent, as the hand-renamed
+ops_ptr.cu's are; the next call works. On a GPU the same copy is built by nvcc (a report raised
+by the call with CUGUARD_LAUNCH_BLOCKING=1, report_of)."""
 import os
 import pathlib
 import re
@@ -103,3 +105,12 @@ def test_a_pointer_taken_in_the_bindings_and_passed_to_a_launcher_is_named_by_it
                              "  the pointer was taken from tensor 'input' (its elements are the bounds)\n"), report
     assert f"ops.cu:{marker_line('raw-ops: plus one')} in " in report
     assert torch.equal(checked.plus_one(x[2:9], 0).cpu(), torch.arange(3.0, 10.0))
+
+
+def test_a_read_past_the_points_through_a_cast_to_a_vector_type_is_reported(checked):
+    points = torch.randn(4, 3)
+    report = report_of(lambda: checked.norms(points.to(DEVICE), 1))
+    assert report.startswith("cuguard: out-of-bounds access through pointer 'points' const element[4]: offset 4 >= "
+                             "extent 4\n  the pointer was taken from tensor 'points' (its elements are the bounds)\n"), report
+    assert f"ops.cu:{marker_line('raw-ops: vec3 read')} in " in report
+    assert torch.allclose(checked.norms(points.to(DEVICE), 0).cpu(), points.norm(dim=1))
