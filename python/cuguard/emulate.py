@@ -961,7 +961,7 @@ def _includes(text, path, out_dir, headers, torch=False, include_dirs=(), words=
                 if not again and nvcc:
                     _write_if_changed(target, translate_nvcc(content, found, out_dir, headers, header=True,
                                                              include_dirs=include_dirs, words=words, deduced=deduced,
-                                                             passed=passed))
+                                                             passed=passed, torch=torch))
                 elif not again:
                     _write_if_changed(target, translate(content, found, torch, out_dir, headers, header=True,
                                                         include_dirs=include_dirs, words=words, pointers=pointers,
@@ -1098,7 +1098,7 @@ def translate_nvcc(text, path, out_dir=None, headers=None, header=False, include
     words = _space_macros(masked, {} if words is None else words)
     deduced = set() if deduced is None else deduced
     passed = _pointers().passed_types(masked, words) if passed is None else passed
-    edits = _includes(text, path, out_dir, headers, False, include_dirs, words, True, deduced, nvcc=True, passed=passed)
+    edits = _includes(text, path, out_dir, headers, torch, include_dirs, words, True, deduced, nvcc=True, passed=passed)
     checked = _pointers().pointer_edits(text, masked, words, deduced, passed, _source_name(path))
     edits += _unchecked_pragmas(masked)
     edits = sorted(edits + _deduced_launches(text, masked, deduced) + _without_overlaps(checked, edits))

@@ -613,6 +613,17 @@ def test_host_code_takes_each_tensors_data_pointer_through_its_name():
     assert "name_tensor" not in emulate.translate_nvcc(src, "/src/k.cu") + emulate.translate(src, "/src/k.cu", torch=True)
 
 
+def test_a_header_of_device_functions_names_its_host_codes_data_pointers_for_nvcc(tmp_path):
+    (tmp_path / "k.cuh").write_text("__global__ void k(float* x) { x[0] = 1; }\n"
+                                    "inline void launch(at::Tensor t) { k<<<1, 1>>>(t.data_ptr<float>()); }\n")
+    (tmp_path / "ops.cu").write_text('#include "k.cuh"\n')
+    out = tmp_path / "copy" / "ops.cu"
+    out.parent.mkdir()
+    emulate.translate_nvcc_file(str(tmp_path / "ops.cu"), str(out), torch=True)
+    header = [p for p in (tmp_path / "copy").iterdir() if p.name.startswith("k.cuh.")]
+    assert len(header) == 1 and 'name_tensor(t, "t").template data_ptr<float>()' in header[0].read_text()
+
+
 def test_a_binding_file_that_takes_data_pointers_is_copied_naming_them(tmp_path):
     (tmp_path / "launch.h").write_text("void launch(const float* x, int n);\n")
     source = tmp_path / "ops.cpp"
