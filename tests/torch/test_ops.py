@@ -239,6 +239,32 @@ def test_load_makes_a_missing_build_directory_on_a_gpu_as_under_emulation(monkey
     assert seen["kernel"].startswith("__global__ void k(float* x)")
 
 
+def test_a_source_whose_checked_copy_does_not_build_is_built_as_written_with_a_warning(monkeypatch, tmp_path):
+    import cuguard.torch as ct
+    builds = []
+
+    def fake_load(name, sources, **kwargs):  # the copy with checked pointers fails as ninja says it
+        builds.append([pathlib.Path(s).read_text() for s in sources if ".cu." in s])
+        copy = next(s for s in sources if ".cu." in s)
+        if "::cuguard::ptr" in pathlib.Path(copy).read_text():
+            stem = pathlib.Path(copy).stem
+            raise RuntimeError(f"Error building extension '{name}': [1/2] c++ ...\nFAILED: {stem}.o\n"
+                               f"{tmp_path}/k.cu:2:5: error: cannot convert\nninja: build stopped")
+
+    monkeypatch.setattr(ct, "on_gpu", lambda: False)
+    monkeypatch.setattr(ct._cpp, "load", fake_load)
+    (tmp_path / "k.cu").write_text("__global__ void k(float* x) {\n  float *a, *b; a = x; b = a; }\n")
+    with pytest.warns(UserWarning, match=r"the copy of .*k\.cu with checked pointers does not build \(.*k\.cu:2:5: "
+                                         r"error: cannot convert\); it is built as written"):
+        ct.load("cuguard_fallback", [str(tmp_path / "k.cu")], build_directory=str(tmp_path / "build"))
+    assert len(builds) == 2 and "::cuguard::ptr" in builds[0][0] and "::cuguard::ptr" not in builds[1][0]
+    # An error the copies did not cause is raised as it is.
+    monkeypatch.setattr(ct._cpp, "load", lambda name, sources, **kwargs: (_ for _ in ()).throw(
+        RuntimeError("Error building extension 'x': FAILED: other.o")))
+    with pytest.raises(RuntimeError, match="FAILED: other.o"):
+        ct.load("cuguard_fallback", [str(tmp_path / "k.cu")], build_directory=str(tmp_path / "build"))
+
+
 def test_an_emulated_build_keeps_its_own_optimization_level_over_the_extensions(monkeypatch, tmp_path):
     import cuguard.torch as ct
     seen = {}
