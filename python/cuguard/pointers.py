@@ -7,12 +7,13 @@ In each function defined or declared ``__global__`` or ``__device__`` (not ``__h
 __device__``, which host code calls with host pointers):
 
 * a parameter ``T* name`` (``const T*``, ``T const*``, with ``__restrict__``, a default, a
-  ``const`` after the star) is ``::cuguard::ptr<T> name``: its accesses are checked against the
-  allocation or tensor the launch's argument points into;
-* a local ``T* name = ...;`` or ``T* name;`` (one declarator, an array of them too; ``auto*
-  name`` is ``auto name``) is ``::cuguard::ptr<T> name``, so that a pointer computed from a
-  parameter (``out + row * n``) keeps its bounds, and a returned ``T*`` of a device function is
-  ``::cuguard::ptr<T>``;
+  ``const`` after the star) is ``::cuguard::ptr<T> name`` (``T*& name``: ``::cuguard::ptr<T>&
+  name``): its accesses are checked against the allocation or tensor the launch's argument
+  points into;
+* a local ``T* name = ...;`` or ``T* name;`` (``T *a, *b = p;`` too, an array of them too;
+  ``auto* name`` is ``auto name``) is ``::cuguard::ptr<T> name``, so that a pointer computed
+  from a parameter (``out + row * n``) keeps its bounds, and a returned ``T*`` of a device
+  function is ``::cuguard::ptr<T>``;
 * a cast to a pointer type, ``(U*)e``, ``reinterpret_cast<U*>(e)`` or ``static_cast<U*>(e)``, is
   ``::cuguard::detail::pointer_cast<U>(e)``: a checked pointer's bounds, in bytes, kept
   (detail/view/pointer_translation.hpp), a raw pointer or an integer cast as written;
@@ -31,8 +32,8 @@ __device__``, which host code calls with host pointers):
   by reference (named in its parameters, in this file or in the source that includes it) is
   ``::cuguard::ptr<T>``: a launch's argument of that class converts it on the host.
 
-Pointers to pointers, function pointers and declarations of several declarators are left as
-written, and so are the function templates and ``__host__ __device__`` functions defined in a
+Pointers to pointers, function pointers and declarations of a pointer beside a value (``float
+*a, b;``) are left as written, and so are the function templates and ``__host__ __device__`` functions defined in a
 macro (a function defined in a macro is made checked as any other). So is the body of the function after a ``#pragma
 cuguard unchecked`` line (hot code the user trusts): its pointer parameters are checked ones, so
 that checked callers call it, unwrapped (_raw_edits); ``#pragma cuguard unchecked file`` keeps
@@ -61,11 +62,11 @@ _KEYWORD = re.compile(r"\b(?:__global__|__device__)\b")
 # arguments, qualifiers after.
 _TYPE = r"(?:(?:const|volatile|unsigned|signed|struct|typename)\s+)*(?:::\s*)?[A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*" \
         r"(?:\s*<[^;{}()]*?>)?(?:\s+(?:const|volatile|int|long|short|char))*"
-_PARAMETER = re.compile(r"^(\s*)(" + _TYPE + r")\s*\*\s*((?:(?:__restrict__|__restrict|const|volatile)\s*)*)"
+_PARAMETER = re.compile(r"^(\s*)(" + _TYPE + r")\s*\*\s*((?:(?:__restrict__|__restrict|const|volatile)\s*)*(?:&\s*)?)"
                         r"([A-Za-z_]\w*)?(\s*(?:=[\s\S]*)?)$")
 _NOT_TYPES = {"return", "case", "goto", "delete", "else", "do", "throw", "typedef", "using", "extern", "new", "sizeof"}
 _LOCAL = re.compile(r"(?<=[;{}(])(\s*)(?!(?:" + "|".join(sorted(_NOT_TYPES)) + r")\b)(" + _TYPE + r")\s*\*\s*"
-                    r"((?:(?:__restrict__|__restrict|const)\s*)*)([A-Za-z_]\w*)\s*(?=;|\[|=(?!=))")
+                    r"((?:(?:__restrict__|__restrict|const)\s*)*)([A-Za-z_]\w*)\s*(?=;|\[|=(?!=)|,)")
 # A member declaration: as a local, after an access specifier too.
 _MEMBER = re.compile(r"(?:(?<=[;{}])|(?<=[^:]:))" + _LOCAL.pattern[len("(?<=[;{}(])"):])
 # A function's head after its execution space: specifiers, then a pointer type it returns.
@@ -101,7 +102,8 @@ def _parameter(piece, mutable=()):
     element = bare if bare in mutable else element
     top_const = "const " if re.search(r"\bconst\b", m.group(3)) else ""
     name = f" {m.group(4)}" if m.group(4) else ""
-    return f"{m.group(1)}{top_const}{PTR}<{element}>{name}{m.group(5)}"
+    reference = "&" if "&" in m.group(3) else ""  # (`const T *&p`: mmcv's ms_deform_attn_im2col_bilinear)
+    return f"{m.group(1)}{top_const}{PTR}<{element}>{reference}{name}{m.group(5)}"
 
 
 def _functions(masked, words, host_device=False):
@@ -148,7 +150,7 @@ def _parameter_edits(text, masked, paren, close, checked, only=None, mutable=())
     at = paren + 1
     ordinal = 0
     for piece in _top_level_pieces(masked[paren + 1:close]):
-        new = _parameter(text[at:at + len(piece)], mutable) if "*" in piece else None
+        new = _parameter(text[at:at + len(piece)], mutable) or _parameter(piece, mutable) if "*" in piece else None
         ordinal += new is not None
         if new is not None and (only is None or ordinal - 1 in only):
             edits.append([(at, at + len(piece), new)])
@@ -166,14 +168,37 @@ def _local_edits(masked, begin, end, checked):
             continue  # (after a parenthesis, a declaration is a for's: `f(a * b = c)` is none)
         element = _pointer_type(m.group(2))
         statement_end = masked.find(";", m.end())
-        if not element or statement_end < 0 or "," in _top_level(masked[m.end():statement_end]):
+        if not element or statement_end < 0:
             continue
+        others = _other_declarators(masked, m.end(), statement_end)
+        if others is None or (others and (m.group(3).strip() or element in ("auto", "const auto"))):
+            continue  # (`float *a, b;`: a pointer and a float, as written)
         top_const = "const " if re.search(r"\bconst\b", m.group(3)) else ""
         declared = "auto" if element in ("auto", "const auto") else f"{PTR}<{element}>"
         declared = "const auto" if element == "const auto" else declared
-        edits.append([(m.start(2), m.end(4), f"{top_const}{declared} {m.group(4)}")])
-        checked.add(m.group(4))
+        edits.append([(m.start(2), m.end(4), f"{top_const}{declared} {m.group(4)}")] +
+                     [(star, after, "") for star, after, _ in others])
+        checked.update([m.group(4)] + [name for _, _, name in others])
     return edits
+
+
+_DECLARATOR = re.compile(r"\s*(\*\s*)([A-Za-z_]\w*)\s*(?:=|\[|$)")
+
+
+def _other_declarators(masked, begin, end):
+    """The declarators after the first of a declaration of pointers (`float *a, *b = p;`), each
+    (its star, where its name starts, the name): [] where there is one; None where one is not a
+    plain pointer (`float *a, b;`, `float *a, **b;`)."""
+    level = _top_level(masked[begin:end])
+    commas = [i for i, c in enumerate(level) if c == ","]
+    found = []
+    for at, upto in zip(commas, commas[1:] + [len(level)]):
+        piece = masked[begin + at + 1:begin + upto]
+        m = _DECLARATOR.match(piece)
+        if m is None:
+            return None
+        found.append((begin + at + 1 + m.start(1), begin + at + 1 + m.end(1), m.group(2)))
+    return found
 
 
 def _top_level(text):
@@ -207,8 +232,8 @@ def _address_edits(masked, begin, end, checked):
     edits = []
     for m in _ELEMENT_ADDRESS.finditer(masked, begin, end):
         before = masked[begin:m.start()].rstrip()
-        if m.group(1) not in checked or (before and (before[-1].isalnum() or before[-1] in "_)]")):
-            continue  # (`a & b[i]`: a bitwise and)
+        if m.group(1) not in checked or (before and (before[-1].isalnum() or before[-1] in "_)]&")):
+            continue  # (`a & b[i]`: a bitwise and; `a && b[i]`: a logical one)
         close = _match_forward(masked, m.end() - 1, "[", "]")
         after = masked[close + 1:close + 3].lstrip() if close > 0 else "."
         if close < 0 or after[:1] in (".", "[") or after.startswith("->"):
@@ -258,8 +283,8 @@ def _deducer(text, masked, head, paren, close):
     if arguments is None:
         return ""
     kernel = f"{name.group(1)}<{arguments}>"
-    parameters = " ".join(text[paren + 1:close].split())
-    return (f" template <{' '.join(text[opening + 1:closing].split())}> auto "
+    parameters = " ".join(masked[paren + 1:close].split())  # (comments blanked: `int mode,  // 0 - max`)
+    return (f" template <{' '.join(masked[opening + 1:closing].split())}> auto "
             f"{DEDUCE}{name.group(1)}({parameters}) -> decltype(&{kernel}) {{ return &{kernel}; }}")
 
 
@@ -362,7 +387,7 @@ def _raw_edits(text, masked, paren, close, body):
     for piece in _top_level_pieces(masked[paren + 1:close]):
         written = text[at:at + len(piece)]
         m = _PARAMETER.match(written) if "*" in piece else None
-        if m is not None and m.group(4) and _parameter(written) is not None:
+        if m is not None and m.group(4) and "&" not in m.group(3) and _parameter(written) is not None:
             edits.append([(at, at + len(piece), _parameter(written[:m.start(4)] + RAW + written[m.start(4):]))])
             raw.append(f" {m.group(2)}* {m.group(3)}{m.group(4)} = ::cuguard::unchecked({RAW}{m.group(4)});")
         at += len(piece) + 1

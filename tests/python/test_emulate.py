@@ -526,8 +526,19 @@ def test_locals_casts_and_element_addresses_keep_the_bounds():
            "  float4 v = reinterpret_cast<const float4*>(in)[0];\n  atomicAdd(&out[2], v.x & in[0]);\n}")
     assert pointers(src) == (
         f"__global__ void k({PTR}<const float> in, {PTR}<float> out) {{\n"
-        f"  {PTR}<const vec3> p = {CAST}<const vec3>(in);\n  auto q = out + 1;\n  float *a = out, *b = out;\n"
+        f"  {PTR}<const vec3> p = {CAST}<const vec3>(in);\n  auto q = out + 1;\n  {PTR}<float> a = out, b = out;\n"
         f"  float4 v = {CAST}<const float4>(in)[0];\n  atomicAdd((out + (2)), v.x & in[0]);\n}}")
+    # `&&` before an element is a logical and (mmcv's knn: `if (c + 1 < k && dist[c + 1] > dist[c])`).
+    assert pointers("__device__ void f(float* d, int k) { if (k && d[1] > d[0]) k = 0; }") == \
+        f"__device__ void f({PTR}<float> d, int k) {{ if (k && d[1] > d[0]) k = 0; }}"
+    # A reference to a pointer (mmcv's `const scalar_t *&bottom_data`).
+    assert pointers("__device__ float f(const float *&p) { return p[0]; }") == \
+        f"__device__ float f({PTR}<const float>& p) {{ return p[0]; }}"
+    # Several pointers declared at once (a pointer and a value: as written); a parameter after a comment.
+    assert pointers("__global__ void k(const float* x) { const float *a, *b = x + 1; float *c, d; }") == \
+        f"__global__ void k({PTR}<const float> x) {{ {PTR}<const float> a, b = x + 1; float *c, d; }}"
+    assert " ".join(pointers("__global__ void k(int mode,  // 0: max, 1: mean\n  float* out) {}").split()) == \
+        f"__global__ void k(int mode, {PTR}<float> out) {{}}"
     # A product is no declaration (causal-conv1d's `static_assert(kL * kN == ...)`).
     for kept in ("static_assert(a * b == 6);", "if (a * b == 6) return;", "f(a * b = c);"):
         assert pointers(f"__global__ void k() {{ {kept} }}") == f"__global__ void k() {{ {kept} }}"
