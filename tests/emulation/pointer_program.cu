@@ -5,10 +5,10 @@
 // row, a deduced template launch, a void* parameter cast where it is used, a struct of void*
 // members cast in a functor, a raw pointer in a kernel template's parameter pack, a template
 // given a register array and a checked pointer, a helper kept unchecked by a pragma, a template
-// taking const T* given a T*, a byte atomic's CAS on the word that holds the byte. With `plant`,
-// each kernel but the last two is told of one element more than its buffer holds; the test
-// matches each report's line, pointer and extent. Built by nvcc with cuguard_check_pointers too
-// (its correct run, on a GPU).
+// taking const T* given a T*, a byte atomic's CAS on the word that holds the byte, dynamic
+// shared bytes cast to float. With `plant`, each kernel but the last three is told of one
+// element more than its buffer holds; the test matches each report's line, pointer and extent.
+// Built by nvcc with cuguard_check_pointers too (its correct run, on a GPU).
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -118,6 +118,16 @@ __global__ void add_bytes(unsigned char* b, int n) {
   } while (assumed != old);
 }
 
+// Each of x[0] and x[1] through dynamic shared memory declared at namespace scope as bytes, cast
+// to float where it is used (mmcv's filtered_lrelu).
+extern __shared__ char shared_bytes[];
+__global__ void via_shared(float* x) {
+  float* staged = (float*)shared_bytes;
+  staged[threadIdx.x] = x[threadIdx.x];
+  __syncthreads();
+  x[threadIdx.x] = staged[threadIdx.x];
+}
+
 int main(int argc, char** argv) {
   const int plant = argc > 1 && std::strcmp(argv[1], "plant") == 0 ? 1 : 0;
   float *points = nullptr, *sums = nullptr, *in = nullptr, *out = nullptr, *m = nullptr;
@@ -153,6 +163,7 @@ int main(int argc, char** argv) {
   add_bytes<<<1, 32>>>(odd, 6);
   add_second<<<1, 1>>>(out, in);
   round_trip<<<1, 1>>>(out);
+  via_shared<<<1, 2, 2 * sizeof(float)>>>(out);
   cudaDeviceSynchronize();
   std::vector<float> s(4), o(8), rows(15);
   std::vector<unsigned char> b(16), c(6);

@@ -88,6 +88,21 @@ CUGUARD_HOST_DEVICE U* pointer_cast(T* p) noexcept {
   return const_cast<U*>(reinterpret_cast<const volatile U*>(p));
 }
 
+template <class A>
+struct is_checked_pointer : std::false_type {};
+#if CUGUARD_IMPL_CHECKS
+template <class T>
+struct is_checked_pointer<ptr<T>> : std::true_type {};
+#endif
+
+/// `(U*)a` of an object that is subscripted as an array (emulation's dynamic `extern __shared__`
+/// array, mmcv's `(scalar_t*)s_buf_raw`): as the cast of its first element's address.
+template <class U, class A, class First = decltype(&std::declval<const A&>()[0]),
+          std::enable_if_t<std::is_class<A>::value && !is_checked_pointer<A>::value, int> = 0>
+CUGUARD_HOST_DEVICE U* pointer_cast(const A& a) noexcept {
+  return pointer_cast<U>(&a[0]);
+}
+
 /// `(U*)nullptr`.
 template <class U>
 CUGUARD_HOST_DEVICE U* pointer_cast(std::nullptr_t) noexcept {
