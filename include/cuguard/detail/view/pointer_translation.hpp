@@ -11,6 +11,7 @@
 #include <cuguard/ptr.hpp>
 
 #include <cstddef>
+#include <cstring>
 #include <type_traits>
 
 CUGUARD_IMPL_BEGIN_NAMESPACE
@@ -115,5 +116,41 @@ CUGUARD_HOST_DEVICE U* pointer_cast(I n) noexcept {
   return reinterpret_cast<U*>(n);
 }
 
+#if CUGUARD_IMPL_CHECKS
+/// The bytes [0, n) of `p` checked as accesses are (their first and their last), `p` as a raw
+/// pointer: what memcpy and memset of a checked pointer give the raw call.
+template <class T>
+CUGUARD_HOST_DEVICE T* checked_bytes(const ptr<T>& p, std::size_t n) {
+  if (n != 0) {
+    const auto bytes = pointer_cast<const volatile unsigned char>(p);
+    (void)bytes[0];
+    (void)bytes[static_cast<std::ptrdiff_t>(n - 1)];
+  }
+  return unchecked(p);
+}
+#endif
+
 } // namespace detail
+
+#if CUGUARD_IMPL_CHECKS
+// memcpy and memset of checked pointers in device code (mmcv's `memcpy(out + i, in + j, n *
+// sizeof(T))`), found by argument-dependent lookup: each range's first and last byte checked,
+// then the call on the raw pointers.
+template <class D, class S>
+CUGUARD_HOST_DEVICE void* memcpy(const ptr<D>& d, const ptr<S>& s, std::size_t n) {
+  return ::memcpy(detail::checked_bytes(d, n), detail::checked_bytes(s, n), n);
+}
+template <class D, class S>
+CUGUARD_HOST_DEVICE void* memcpy(const ptr<D>& d, const S* s, std::size_t n) {
+  return ::memcpy(detail::checked_bytes(d, n), s, n);
+}
+template <class D, class S>
+CUGUARD_HOST_DEVICE void* memcpy(D* d, const ptr<S>& s, std::size_t n) {
+  return ::memcpy(d, detail::checked_bytes(s, n), n);
+}
+template <class D>
+CUGUARD_HOST_DEVICE void* memset(const ptr<D>& d, int value, std::size_t n) {
+  return ::memset(detail::checked_bytes(d, n), value, n);
+}
+#endif
 CUGUARD_IMPL_END_NAMESPACE
