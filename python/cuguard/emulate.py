@@ -423,9 +423,12 @@ def _space_macros(masked, words):
     """Adds to `words` ({macro: its expansion}) the macros `masked` defines as an execution space
     (`__device__`, `__host__ __device__`, with `inline` and the like, or a macro of `words` that
     spells one: detectron2's `HOST_DEVICE_INLINE HOST_DEVICE __forceinline__`), so that a header
-    that declares its functions `TCNN_DEVICE` reads as device code as `__device__` does."""
+    that declares its functions `TCNN_DEVICE` reads as device code as `__device__` does; one
+    defined `__host__ __device__` in any branch of an #if stays so (mmcv's TV_HOST_DEVICE_INLINE)."""
     for m in _SPACE_MACRO.finditer(masked):
         spelled = " ".join(words.get(w, w) for w in m.group(2).split())
+        if "__host__" in words.get(m.group(1), "") and "__host__" not in spelled:
+            continue  # (defined __host__ __device__ in another branch of an #if: host code may call it)
         if set(spelled.split()) <= _SPACE_WORDS and re.search(r"\b__(?:host|device|global)__\b", spelled):
             words[m.group(1)] = spelled
     return words

@@ -583,6 +583,15 @@ def test_a_function_defined_in_a_macro_is_made_checked_its_lines_still_continued
                              "    } \\\n  };\nATOMIC(Add)\n")
 
 
+def test_a_macro_defined_host_device_in_one_branch_of_an_if_stays_host_device():
+    # (mmcv's tensorview.h: `#if defined(__NVCC__) ... __forceinline__ __device__ __host__ #elif ... __device__`)
+    src = ("#if defined(__NVCC__)\n#define HD __forceinline__ __device__ __host__\n#elif defined(X)\n"
+           "#define HD __forceinline__ __device__\n#endif\nHD float f(const float* p) { return p[0]; }\nint x;")
+    out = pointers(src)
+    assert "HD float f(const float* p) { return p[0]; }\n" in out  # (host code calls it as written)
+    assert f"__forceinline__ __device__  float f({PTR}<const float> p)" in out  # (and device code's copy)
+
+
 def test_a_pragma_keeps_the_function_after_it_or_the_file_as_written():
     src = ("#pragma cuguard unchecked\n__device__ float hot(const float* p) { return p[0]; }\n"
            "__global__ void k(float* q) { q[0] = hot(q); }\n")
