@@ -90,7 +90,7 @@ class ptr : private detail::pointer_calls<T> {
 
   /// ptr<const T> from ptr<T>.
   template <class U, std::enable_if_t<std::is_same<const U, T>::value && !std::is_const<U>::value, int> = 0>
-  CUGUARD_HOST_DEVICE ptr(const ptr<U>& other) noexcept : b_{other.b_.view, other.b_.offset} {}
+  CUGUARD_HOST_DEVICE ptr(const ptr<U>& other) noexcept : b_{other.b_.view, other.b_.offset, other.b_.function} {}
   /// ptr<volatile T> (a flag polled through volatile) from ptr<T>, as a T* converts.
   template <class U, std::enable_if_t<std::is_volatile<T>::value && !std::is_volatile<U>::value &&
                                           std::is_same<std::remove_cv_t<U>, std::remove_cv_t<T>>::value &&
@@ -184,6 +184,13 @@ class ptr : private detail::pointer_calls<T> {
   CUGUARD_HOST_DEVICE CUGUARD_IMPL_FORCEINLINE T& at(std::int64_t i, const location& where) const {
     return element(detail::first_index(wrapping_add(b_.offset, i), where));
   }
+  // `i` at the same place, in the function that holds this pointer where it is named
+  template <class First>
+  CUGUARD_HOST_DEVICE First in_function(First i) const noexcept {
+    if (b_.function != nullptr)
+      i.where = location::current(i.where.file_name(), b_.function, i.where.line(), i.where.column());
+    return i;
+  }
   // `i`: the index from the first element of the bounds (the address is formed only once it
   // passed, inside them).
   template <class First>
@@ -191,7 +198,7 @@ class ptr : private detail::pointer_calls<T> {
     const std::int64_t idx[1] = {i.value};
     const std::int64_t extent[1] = {b_.view.extent(0)};
     if (CUGUARD_IMPL_UNLIKELY(detail::access_fails(b_.view.space_ok(), detail::alive<false>(b_.view.token()), idx, extent)))
-      return detail::fail_access(b_.view, operation::pointer_access, 0, i);
+      return detail::fail_access(b_.view, operation::pointer_access, 0, in_function(i));
     detail::assume_inside(idx, extent);
     return b_.view.data()[idx[0]];
   }

@@ -143,9 +143,10 @@ def _return_edit(masked, keyword_end, paren):
     return [(m.start(2), m.end(3), f"{PTR}<{_pointer_type(m.group(2))}> ")]
 
 
-def _parameter_edits(text, masked, paren, close, checked, only=None, mutable=()):
+def _parameter_edits(text, masked, paren, close, checked, only=None, mutable=(), named=None):
     """The edits of the pointer parameters (with `only`, of those whose ordinals among the
-    pointer parameters it holds; `mutable`: as _parameter's); their names go into `checked`."""
+    pointer parameters it holds; `mutable`: as _parameter's); their names go into `checked`, and
+    into the list `named` those of the pointers the function holds (not a reference's)."""
     edits = []
     at = paren + 1
     ordinal = 0
@@ -157,8 +158,19 @@ def _parameter_edits(text, masked, paren, close, checked, only=None, mutable=())
             name = re.search(r"([A-Za-z_]\w*)\s*(?:=|$)", piece.split("=")[0] + "=")
             if name:
                 checked.add(name.group(1))
+                if named is not None and "&" not in new:
+                    named.append(name.group(1))
         at += len(piece) + 1
     return edits
+
+
+NAME = "::cuguard::detail::in_function(__PRETTY_FUNCTION__"
+
+
+def _naming_edit(body, named):
+    """The edit that makes a function's checked pointer parameters name it in their reports, as
+    it starts (``in_function(__PRETTY_FUNCTION__, a, b);``), on the line of its brace."""
+    return [[(body[0] + 1, body[0] + 1, f" {NAME}, {', '.join(named)});")]] if named else []
 
 
 def _local_edits(masked, begin, end, checked):
@@ -214,7 +226,7 @@ def _top_level(text):
 def _cast_edits(masked, begin, end):
     edits = []
     for m in _NAMED_CAST.finditer(masked, begin, end):
-        edits.append([(m.start(), m.end(), f"{CAST}<{m.group(1).strip()}>(")])
+        edits.append([(m.start(), m.end(), f"{CAST}<{m.group(1).strip()}>(__PRETTY_FUNCTION__, ")])
     for m in _C_CAST.finditer(masked, begin, end):
         before = masked[begin:m.start()].rstrip()
         word = re.search(r"\w+$", before)
@@ -224,7 +236,8 @@ def _cast_edits(masked, begin, end):
         operand = _operand_end(masked, m.end())
         if operand < 0 or operand > end or not masked[m.end():operand].strip():
             continue
-        edits.append([(m.start(), m.end(), f"{CAST}<{m.group(1).strip()}>("), (operand, operand, ")")])
+        edits.append([(m.start(), m.end(), f"{CAST}<{m.group(1).strip()}>(__PRETTY_FUNCTION__, "),
+                      (operand, operand, ")")])
     return edits
 
 
@@ -337,16 +350,17 @@ def _device_copy(text, masked, words, function, where, only=None, raw=False, mut
     the copy the original's lines: (where, text) to insert after the original's last line; None
     where the function takes no pointer.""" 
     head, _, paren, close, body, keyword_end = function
-    checked = set()
-    groups = _parameter_edits(text, masked, paren, close, checked, only, mutable)
+    checked, named = set(), []
+    groups = _parameter_edits(text, masked, paren, close, checked, only, mutable, named)
     if not checked or body is None:
         return None
     if raw:  # (#pragma cuguard unchecked: its body as written)
         groups = _raw_edits(text, masked, paren, close, body)
     else:
         returned = _return_edit(masked, keyword_end, paren)
-        groups += ([returned] if returned else []) + _local_edits(masked, body[0], body[1], checked) + \
-            _cast_edits(masked, body[0], body[1]) + _address_edits(masked, body[0], body[1], checked)
+        groups += ([returned] if returned else []) + _naming_edit(body, named) + \
+            _local_edits(masked, body[0], body[1], checked) + _cast_edits(masked, body[0], body[1]) + \
+            _address_edits(masked, body[0], body[1], checked)
     start = head  # (the declaration's first line: past the directives and blank lines before it)
     while True:
         line = re.match(r"[ \t]*(?:#[^\n]*)?\n", masked[start:])
@@ -454,12 +468,13 @@ def _edits(text, masked, words, deduced, passed, where):
                                   for only, mutable in subsets) if c]
             edits += [[(copies[0][0], copies[0][0], "".join(c[1] for c in copies))]] if copies else []
             continue
-        checked = set()
+        checked, named = set(), []
         returned = _return_edit(masked, keyword_end, paren) if keyword == "__device__" else None
         edits += [returned] if returned else []
-        edits += _parameter_edits(text, masked, paren, close, checked)
+        edits += _parameter_edits(text, masked, paren, close, checked, named=named)
         if body is None:
             continue
+        edits += _naming_edit(body, named)
         deducer = _deducer(text, masked, head, paren, close) if keyword == "__global__" and checked else ""
         if deducer:
             edits.append([(body[1] + 1, body[1] + 1, deducer)])

@@ -60,9 +60,10 @@ struct buffer_table {
   void* addresses[2];
   int sizes[2];
 };
+template <class T>
 struct scale_by {
   __device__ void operator()(buffer_table& t, int which, float by) const {
-    float* x = (float*)t.addresses[which];
+    T* x = (T*)t.addresses[which];
     for (int i = static_cast<int>(threadIdx.x); i < t.sizes[which]; i += static_cast<int>(blockDim.x)) x[i] *= by; // pointers: table
   }
 };
@@ -158,7 +159,7 @@ int main(int argc, char** argv) {
   table.addresses[1] = out;
   table.sizes[0] = 8;
   table.sizes[1] = 8 + plant;
-  apply_table<<<2, 32>>>(table, scale_by{}, 0.5f);
+  apply_table<<<2, 32>>>(table, scale_by<float>{}, 0.5f);
   cudaDeviceSynchronize();
   cudaMemset(odd, 0, 6);
   add_bytes<<<1, 32>>>(odd, 6);

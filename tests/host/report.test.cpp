@@ -238,6 +238,34 @@ TEST_CASE("a label longer than the record is cut at its end") {
   CHECK(std::string(v.label) == std::string(sizeof v.label - 1, 'x'));
 }
 
+TEST_CASE("a function's pretty name is recorded as its qualified name, its class's template arguments put in") {
+  const auto recorded = [](const char* pretty) {
+    cuguard::violation v{};
+    cuguard::detail::copy_function(v.function, pretty);
+    return std::string(v.function);
+  };
+  // (GCC's spelling, then nvcc's for device code)
+  CHECK(recorded("void ScaleFunctor<in_t, out_t>::operator()(int, volatile int*, TensorListMetadata<2>&, float) "
+                 "[with in_t = float; out_t = c10::Half]") == "ScaleFunctor<float, c10::Half>::operator()");
+  CHECK(recorded("void ns::S<T, U>::operator()(const char **, M<2> &, T *) const [with T = float; U = int]") ==
+        "ns::S<float, int>::operator()");
+  CHECK(recorded("void A<T>::f(U) [with U = int; T = std::pair<int, float>]") == "A<std::pair<int, float>>::f");
+  CHECK(recorded("void axpy_kernel(int, const float*, float*)") == "axpy_kernel");
+  CHECK(recorded("float *twice(float *)") == "twice");
+  CHECK(recorded("void (anonymous namespace)::g(int)") == "(anonymous namespace)::g");
+  // A function template's own arguments are not shown: GCC lists the typedefs of its signature
+  // (size_t) the same way.
+  CHECK(recorded("void k(T*, size_t) [with T = float; size_t = long unsigned int]") == "k");
+  // Not pretty names: as they are.
+  CHECK(recorded("operator()") == "operator()");
+  CHECK(recorded("point_sums") == "point_sums");
+  CHECK(recorded("bool operator<(const A&, const A&)") == "bool operator<(const A&, const A&)");
+  CHECK(recorded("helper<double>(double)::<lambda(int)>") == "helper<double>(double)::<lambda(int)>");
+  CHECK(recorded(nullptr).empty());
+  const std::string cut = recorded(("void " + std::string(200, 'n') + "::f(int)").c_str());
+  CHECK(cut == std::string(sizeof cuguard::violation{}.function - 1, 'n'));
+}
+
 TEST_CASE("violation_error is a std::exception whose what() is the formatted report") {
   static_assert(std::is_base_of_v<std::exception, cuguard::violation_error>);
   const cuguard::violation_error e(report_tests::device_record());

@@ -496,11 +496,18 @@ def pointers(text):
 
 PTR = "::cuguard::ptr"
 CAST = "::cuguard::detail::pointer_cast"
+# (in translated device code, a cast and the checked pointer parameters name the function they are
+# in, its pretty name, for their reports)
+FN = "__PRETTY_FUNCTION__, "
+
+
+def naming(*parameters):
+    return f" ::cuguard::detail::in_function({FN}{', '.join(parameters)});"
 
 
 def test_pointer_parameters_of_device_code_become_checked_pointers():
     assert pointers("__global__ void k(const float* __restrict__ a, T* b, int n, void* s = nullptr, float* const c) {}") == \
-        f"__global__ void k({PTR}<const float> a, {PTR}<T> b, int n, {PTR}<void> s = nullptr, const {PTR}<float> c) {{}}"
+        f"__global__ void k({PTR}<const float> a, {PTR}<T> b, int n, {PTR}<void> s = nullptr, const {PTR}<float> c) {{{naming('a', 'b', 's', 'c')}}}"
     assert pointers("__device__ float f(float const* p);") == f"__device__ float f({PTR}<float const> p);"
     # Host code calls these with host pointers; pointers to pointers and function pointers stay.
     for kept in ("void f(float* p) {}", "__global__ void k(float** p) {}", "__global__ void k(void (*f)(int*)) {}"):
@@ -509,14 +516,14 @@ def test_pointer_parameters_of_device_code_become_checked_pointers():
     # (between #line directives: its lines), where calls with checked pointers pick it.
     assert pointers("#define HD __host__ __device__\nHD float f(const float* p) { return p[0]; }\nint x;") == (
         "#define HD __host__ __device__\nHD float f(const float* p) { return p[0]; }\n"
-        f'#line 2 "/src/k.cu"\n __device__ float f({PTR}<const float> p) {{ return p[0]; }}\n#line 3 "/src/k.cu"\nint x;')
+        f'#line 2 "/src/k.cu"\n __device__ float f({PTR}<const float> p) {{{naming("p")} return p[0]; }}\n#line 3 "/src/k.cu"\nint x;')
 
 
 def test_a_device_function_template_is_kept_for_raw_pointers_and_defined_again_for_checked_ones():
     # (apex's reduce_block_into_lanes(T* x, ...), called with a __shared__ array)
     out = pointers("template <typename T>\n__device__ T first(T* x) { return x[0]; }\nint y;")
     assert out == ("template <typename T>\n__device__ T first(T* x) { return x[0]; }\n"
-                   f'#line 1 "/src/k.cu"\ntemplate <typename T>\n__device__ T first({PTR}<T> x) {{ return x[0]; }}\n'
+                   f'#line 1 "/src/k.cu"\ntemplate <typename T>\n__device__ T first({PTR}<T> x) {{{naming("x")} return x[0]; }}\n'
                    '#line 3 "/src/k.cu"\nint y;')
 
 
@@ -525,26 +532,26 @@ def test_locals_casts_and_element_addresses_keep_the_bounds():
            "  const vec3* p = (const vec3*)in;\n  auto* q = out + 1;\n  float *a = out, *b = out;\n"
            "  float4 v = reinterpret_cast<const float4*>(in)[0];\n  atomicAdd(&out[2], v.x & in[0]);\n}")
     assert pointers(src) == (
-        f"__global__ void k({PTR}<const float> in, {PTR}<float> out) {{\n"
-        f"  {PTR}<const vec3> p = {CAST}<const vec3>(in);\n  auto q = out + 1;\n  {PTR}<float> a = out, b = out;\n"
-        f"  float4 v = {CAST}<const float4>(in)[0];\n  atomicAdd((out + (2)), v.x & in[0]);\n}}")
+        f"__global__ void k({PTR}<const float> in, {PTR}<float> out) {{{naming('in', 'out')}\n"
+        f"  {PTR}<const vec3> p = {CAST}<const vec3>({FN}in);\n  auto q = out + 1;\n  {PTR}<float> a = out, b = out;\n"
+        f"  float4 v = {CAST}<const float4>({FN}in)[0];\n  atomicAdd((out + (2)), v.x & in[0]);\n}}")
     # `&&` before an element is a logical and (mmcv's knn: `if (c + 1 < k && dist[c + 1] > dist[c])`).
     assert pointers("__device__ void f(float* d, int k) { if (k && d[1] > d[0]) k = 0; }") == \
-        f"__device__ void f({PTR}<float> d, int k) {{ if (k && d[1] > d[0]) k = 0; }}"
+        f"__device__ void f({PTR}<float> d, int k) {{{naming('d')} if (k && d[1] > d[0]) k = 0; }}"
     # A reference to a pointer (mmcv's `const scalar_t *&bottom_data`).
     assert pointers("__device__ float f(const float *&p) { return p[0]; }") == \
         f"__device__ float f({PTR}<const float>& p) {{ return p[0]; }}"
     # Several pointers declared at once (a pointer and a value: as written); a parameter after a comment.
     assert pointers("__global__ void k(const float* x) { const float *a, *b = x + 1; float *c, d; }") == \
-        f"__global__ void k({PTR}<const float> x) {{ {PTR}<const float> a, b = x + 1; float *c, d; }}"
+        f"__global__ void k({PTR}<const float> x) {{{naming('x')} {PTR}<const float> a, b = x + 1; float *c, d; }}"
     assert " ".join(pointers("__global__ void k(int mode,  // 0: max, 1: mean\n  float* out) {}").split()) == \
-        f"__global__ void k(int mode, {PTR}<float> out) {{}}"
+        f"__global__ void k(int mode, {PTR}<float> out) {{{naming('out')}}}"
     # A product is no declaration (causal-conv1d's `static_assert(kL * kN == ...)`).
     for kept in ("static_assert(a * b == 6);", "if (a * b == 6) return;", "f(a * b = c);"):
         assert pointers(f"__global__ void k() {{ {kept} }}") == f"__global__ void k() {{ {kept} }}"
     # Arrays of pointers, and a device function's returned pointer.
     assert pointers("__device__ const float* f(const float* m) { const float* both[2] = {m, m}; return both[1]; }") == \
-        f"__device__ {PTR}<const float> f({PTR}<const float> m) {{ {PTR}<const float> both[2] = {{m, m}}; return both[1]; }}"
+        f"__device__ {PTR}<const float> f({PTR}<const float> m) {{{naming('m')} {PTR}<const float> both[2] = {{m, m}}; return both[1]; }}"
     # The pointer members of a class a device function takes (operator() too).
     src = "struct table { void* a[2]; int n; public: float* b; };\nstruct f { __device__ void operator()(table& t) const {} };"
     assert pointers(src).splitlines()[0] == f"struct table {{ {PTR}<void> a[2]; int n; public: {PTR}<float> b; }};"
@@ -558,9 +565,9 @@ def test_for_nvcc_only_the_pointers_change_and_a_template_launch_deduces_from_th
            "void f(float* a, float* b) { k<<<1, 2>>>(a, b); plain<<<1, 1, 4>>>(a); }\n")
     out = emulate.translate_nvcc(src, "/src/k.cu").partition('#line 1 "/src/k.cu"\n')[2]
     assert out.splitlines()[0] == (
-        f"template <class T> __global__ void k({PTR}<const T> in, {PTR}<T> out) {{ out[0] = in[0]; }} "
+        f"template <class T> __global__ void k({PTR}<const T> in, {PTR}<T> out) {{{naming('in', 'out')} out[0] = in[0]; }} "
         "template <class T> auto cuguard_impl_deduce_k(const T* in, T* out) -> decltype(&k<T>) { return &k<T>; }")
-    assert out.splitlines()[1] == f"__global__ void plain({PTR}<float> p) {{ extern __shared__ float s[]; p[0] = s[0]; }}"
+    assert out.splitlines()[1] == f"__global__ void plain({PTR}<float> p) {{{naming('p')} extern __shared__ float s[]; p[0] = s[0]; }}"
     assert out.splitlines()[2] == ("void f(float* a, float* b) { static_cast<decltype(cuguard_impl_deduce_k(a, b))>(&k)"
                                    "<<<1, 2>>>(a, b); plain<<<1, 1, 4>>>(a); }")
 
@@ -579,7 +586,7 @@ def test_a_function_defined_in_a_macro_is_made_checked_its_lines_still_continued
     src = ("#define ATOMIC(NAME) \\\n  struct Atomic##NAME { \\\n    __device__ void operator()(\\\n"
            "        float *address, float v) { \\\n      unsigned *w = (unsigned *)address; \\\n    } \\\n  };\nATOMIC(Add)\n")
     assert pointers(src) == ("#define ATOMIC(NAME) \\\n  struct Atomic##NAME { \\\n    __device__ void operator()(\\\n"
-                             f"        {PTR}<float> address, float v) {{ \\\n      {PTR}<unsigned> w = {CAST}<unsigned>(address); \\\n"
+                             f"        {PTR}<float> address, float v) {{{naming('address')} \\\n      {PTR}<unsigned> w = {CAST}<unsigned>({FN}address); \\\n"
                              "    } \\\n  };\nATOMIC(Add)\n")
 
 
@@ -598,7 +605,7 @@ def test_a_pragma_keeps_the_function_after_it_or_the_file_as_written():
     # (its parameters checked for its checked callers, unwrapped before its body)
     assert pointers(src) == (f"\n__device__ float hot({PTR}<const float> cuguard_impl_raw_p) {{ const float* p = "
                              "::cuguard::unchecked(cuguard_impl_raw_p); return p[0]; }\n"
-                             f"__global__ void k({PTR}<float> q) {{ q[0] = hot(q); }}")
+                             f"__global__ void k({PTR}<float> q) {{{naming('q')} q[0] = hot(q); }}")
     src = "#pragma cuguard unchecked file\n__global__ void k(float* q) { q[0] = 1; }\nvoid f(float* a) { k<<<1, 1>>>(a); }"
     assert pointers(src) == "\n__global__ void k(float* q) { q[0] = 1; }"
     assert ", true>" not in emulate.translate(src, "/src/k.cu", pointers=True)

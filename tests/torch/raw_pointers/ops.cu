@@ -235,9 +235,10 @@ struct tensor_table {
   int sizes[4];
 };
 
+template <typename scalar_t, typename opmath_t>
 struct scale_functor {
-  __device__ void operator()(tensor_table& t, int which, float by) const {
-    float* values = (float*)t.addresses[which];
+  __device__ void operator()(tensor_table& t, int which, opmath_t by) const {
+    scalar_t* values = (scalar_t*)t.addresses[which];
     for (int i = threadIdx.x; i < t.sizes[which]; i += blockDim.x) values[i] *= by; // raw-ops: table write
   }
 };
@@ -255,7 +256,7 @@ void scale_list(std::vector<torch::Tensor> tensors, double by, int64_t planted) 
     table.sizes[i] = static_cast<int>(tensors[i].numel() + (i + 1 == tensors.size() ? planted : 0));
   }
   apply_table_kernel<<<static_cast<int>(tensors.size()), 64, 0, at::cuda::getCurrentCUDAStream()>>>(
-      table, scale_functor(), static_cast<float>(by));
+      table, scale_functor<float, float>(), static_cast<float>(by));
   C10_CUDA_KERNEL_LAUNCH_CHECK();
 }
 

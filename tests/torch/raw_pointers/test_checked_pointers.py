@@ -92,7 +92,8 @@ def test_a_table_of_void_pointers_from_a_tensor_list_is_bounded_by_each_tensor(c
     # (named by the member host code stored it in, and by its tensor)
     assert report.startswith("cuguard: out-of-bounds access through pointer 'table.addresses[i]' float[9]: offset 9 >= "
                              "extent 9\n  the pointer was taken from tensor 'tensors[i]' "), report
-    assert f"ops.cu:{marker_line('raw-ops: table write')} in " in report
+    # (the function as the compiler names it, its class's template arguments put in)
+    assert f"ops.cu:{marker_line('raw-ops: table write')} in scale_functor<float, float>::operator()\n" in report
     flat.fill_(1)
     checked.scale_list(tensors, 2.0, 0)
     assert torch.equal(flat.cpu(), torch.cat([torch.full((21,), 2.0), torch.ones(4)]))

@@ -5,6 +5,7 @@
 
 #include <cuguard/config.hpp>
 #include <cuguard/detail/record/access_check.hpp>
+#include <cuguard/detail/record/function_name.hpp>
 #include <cuguard/detail/record/pending.hpp>
 #include <cuguard/violation.hpp>
 
@@ -22,7 +23,7 @@ CUGUARD_HOST_DEVICE void finish(violation& v, pending& p, Text& text) {
   classify_access(v, p);
   const char* t = nullptr;
   if (p.file != 0 && (t = text(p.file, false)) != nullptr) copy_tail(v.file, t), p.file = 0;
-  if (p.function != 0 && (t = text(p.function, false)) != nullptr) copy_text(v.function, t), p.function = 0;
+  if (p.function != 0 && (t = text(p.function, false)) != nullptr) copy_function(v.function, t), p.function = 0;
   if (p.type != 0 && (t = text(p.type, false)) != nullptr) copy_type(v.type, p.type_const, t), p.type = 0;
   if (p.label != 0 && (t = text(p.label, p.label_on_host)) != nullptr) copy_text(v.label, t), p.label = 0;
   if (p.origin_label != 0 && (t = text(p.origin_label, p.origin_label_on_host)) != nullptr)

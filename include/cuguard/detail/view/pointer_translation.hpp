@@ -123,12 +123,39 @@ template <class T>
 CUGUARD_HOST_DEVICE T* checked_bytes(const ptr<T>& p, std::size_t n) {
   if (n != 0) {
     const auto bytes = pointer_cast<const volatile unsigned char>(p);
-    (void)bytes[0];
-    (void)bytes[static_cast<std::ptrdiff_t>(n - 1)];
+    (void)&bytes[0]; // (the check, not a read)
+    (void)&bytes[static_cast<std::ptrdiff_t>(n - 1)];
   }
   return unchecked(p);
 }
 #endif
+
+/// Names the function that holds a checked pointer (`function`: its __PRETTY_FUNCTION__), which
+/// the pointer's failed accesses then report; a raw pointer, or a const one, is left as it is.
+#if CUGUARD_IMPL_CHECKS
+template <class T>
+CUGUARD_HOST_DEVICE constexpr void name_function(const char* function, ptr<T>& p) noexcept {
+  ptr_access::bounds(p).function = function;
+}
+#endif
+template <class A>
+CUGUARD_HOST_DEVICE constexpr void name_function(const char*, const A&) noexcept {}
+
+/// What a translated function does as it starts: names the function its checked pointer
+/// parameters are in (`in_function(__PRETTY_FUNCTION__, a, b);`).
+template <class... P>
+CUGUARD_HOST_DEVICE constexpr void in_function(const char* function, P&... pointers) noexcept {
+  (void)function;
+  (name_function(function, pointers), ...);
+}
+
+/// `(U*)a` in a translated function: pointer_cast, the cast named by the function it is in.
+template <class U, class A>
+CUGUARD_HOST_DEVICE auto pointer_cast(const char* function, const A& a) noexcept -> decltype(pointer_cast<U>(a)) {
+  auto cast = pointer_cast<U>(a);
+  name_function(function, cast);
+  return cast;
+}
 
 } // namespace detail
 

@@ -28,11 +28,15 @@ namespace detail {
 /// What a checked pointer is: a rank-1 view of the elements it may reach (data: the first,
 /// stride 1, with the label, lifetime token, memory space, device and launch number of a view)
 /// and its position, in elements from that first one. The view is what cuguard::launch names,
-/// checks and stamps (argument_view), and what a failed access reports.
+/// checks and stamps (argument_view), and what a failed access reports. `function`: the pretty
+/// name of the function that holds it (a translated function names its pointers as it starts,
+/// and the casts it makes, detail/view/pointer_translation.hpp), which a failed access reports
+/// in place of the short name its line's location gives; null elsewhere.
 template <class T>
 struct pointer_bounds {
   checked_view<T, 1> view;
   std::int64_t offset = 0;
+  const char* function = nullptr;
 };
 
 /// The extent of a pointer into memory cuguard does not know: every offset from the lowest
@@ -146,6 +150,7 @@ CUGUARD_HOST_DEVICE pointer_bounds<U> recast(const pointer_bounds<T>& b, bool wh
     end += (sizeof(U) - end % sizeof(U)) % sizeof(U);
   }
   pointer_bounds<U> cast = place_in<U>(address, begin, end, m);
+  cast.function = b.function;
   if (address % alignof(U) != 0) cast.view = view_internals::assemble(cast.view.data(), std::int64_t{0}, m);
   return cast;
 }
