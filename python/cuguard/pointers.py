@@ -559,28 +559,55 @@ def _literal(spelled):
     return '"' + spelled.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+INDEXED = "::cuguard::detail::torch_adapter::indexed"
+# A subscript that may be read a second time for a name: names, numbers, members and arithmetic
+# (no call, no assignment, no increment).
+_PLAIN_SUBSCRIPT = re.compile(r"^(?!.*(?:\+\+|--|[\w)]\s*\())[\s\w.+\-*/%()<>:]*$", re.S)
+
+
+def _name(text, masked, begin, end):
+    """The C++ expression that names what text[begin:end] spells (a tensor, a struct's member):
+    its text as a literal, or where it has subscripts that can be read again (``lists[0][t]``),
+    ``indexed("lists[0][t]", {subscript_of(0), subscript_of(t)})``, which puts their values in."""
+    literal = _literal(" ".join(text[begin:end].split()))
+    subscripts, depth, opened = [], 0, begin
+    for i in range(begin, end):
+        if masked[i] == "[":
+            depth += 1
+            opened = i + 1 if depth == 1 else opened
+        elif masked[i] == "]" and depth > 0:
+            depth -= 1
+            if depth == 0:
+                subscripts.append((text[opened:i], masked[opened:i]))
+    if all(t.strip().isdigit() for t, _ in subscripts) or \
+            any(t != m or not _PLAIN_SUBSCRIPT.match(t) or not t.strip() for t, m in subscripts):
+        return literal  # (none, numbers alone: as written)
+    values = ", ".join(f"::cuguard::detail::torch_adapter::subscript_of({' '.join(t.split())})" for t, _ in subscripts)
+    return f"{INDEXED}({literal}, {{{values}}})"
+
+
 def tensor_edits(text, masked, words=None):
     """[[(begin, end, replacement), ...]] that make host code take each tensor's data pointer
     through ``name_tensor(x, "x")`` (detail/adapters/torch_pointers.hpp: it notes the tensor's
     elements, the bounds and the name of a checked pointer converted from a pointer into them):
     ``x.data_ptr<T>()`` is ``name_tensor(x, "x").template data_ptr<T>()``, ``p->data_ptr()``
     ``name_tensor(*p, "p").data_ptr()``, and a store into a struct's member names the member too
-    (``tl.a[i] = t.data_ptr();``: ``name_tensor(t, "t", "tl.a[i]")``); in host code (not in device
-    code, nor in a directive)."""
+    (``tl.a[i] = t.data_ptr();``: ``name_tensor(t, "t", "tl.a[i]")``), each name with the values of
+    its subscripts where they can be read again (_name); in host code (not in device code, nor in
+    a directive)."""
     bodies = _device_bodies(masked, _space_macros(masked, {} if words is None else dict(words)), host_device=True)
     edits = []
     for m in _TAKEN.finditer(masked):
         if any(b <= m.start() <= e for b, e in bodies) or _in_directive(masked, m.start()):
             continue
         start = _operand_start(masked, m.start())
-        spelled = " ".join(text[start:m.start()].split())
         if start == m.start() or "\n" in text[start:m.start()] and "\\" in text[start:m.start()]:
             continue
         deref = "*" if m.group(1) == "->" else ""
         method = m.group(2) or m.group(3)
         keyword = "template " if m.group(3) else ""
         stored = _STORED.search(masked, max(masked.rfind(c, 0, start) for c in ";{}"), start)
-        member = f', {_literal(" ".join(text[stored.start(1):stored.end(1)].split()))}' if stored else ""
+        member = f", {_name(text, masked, stored.start(1), stored.end(1))}" if stored else ""
         edits.append([(start, start, f"{NAMED}({deref}"),
-                      (m.start(), m.end(), f", {_literal(spelled)}{member}).{keyword}{method}")])
+                      (m.start(), m.end(), f", {_name(text, masked, start, m.start())}{member}).{keyword}{method}")])
     return edits

@@ -632,9 +632,16 @@ def test_host_code_takes_each_tensors_data_pointer_through_its_name():
     assert f'{named}(std::get<0>(r), "std::get<0>(r)").template data_ptr<float>()' in out
     assert f'{named}(const_cast<at::Tensor&>(x), "const_cast<at::Tensor&>(x)").data_ptr()' in out
     assert out.endswith(" return a.data < b, c->data < d(); }")
-    # A store into a struct's member names the member too.
-    assert f'tl.a[0][i] = {named}(t[i], "t[i]", "tl.a[0][i]").data_ptr();' in \
+    # A store into a struct's member names the member too; a subscript that can be read again is
+    # given by its value (a call or an increment: as written).
+    indexed, of = "::cuguard::detail::torch_adapter::indexed", "::cuguard::detail::torch_adapter::subscript_of"
+    assert (f'tl.a[0][i] = {named}(t[i], {indexed}("t[i]", {{{of}(i)}}), '
+            f'{indexed}("tl.a[0][i]", {{{of}(0), {of}(i)}})).data_ptr();') in \
         emulate.translate_nvcc("void g() { tl.a[0][i] = t[i].data_ptr(); }", "/src/k.cu", torch=True)
+    out = emulate._named_tensors("void g() { f(l[i++].data_ptr(), l[at(i)].data_ptr(), l[\"k\"].data_ptr(), "
+                                 "p->l[n - 1].data_ptr()); }")[0]
+    assert '(l[i++], "l[i++]")' in out and '(l[at(i)], "l[at(i)]")' in out and '(l["k"], "l[\\"k\\"]")' in out
+    assert f'(p->l[n - 1], {indexed}("p->l[n - 1]", {{{of}(n - 1)}}))' in out
     # Under emulation too (the launch's arguments read after), and not without Torch.
     assert f'{named}(x, "x").template data_ptr<float>()' in emulate.translate(src, "/src/k.cu", torch=True, pointers=True)
     assert "name_tensor" not in emulate.translate_nvcc(src, "/src/k.cu") + emulate.translate(src, "/src/k.cu", torch=True)

@@ -89,9 +89,9 @@ def test_a_table_of_void_pointers_from_a_tensor_list_is_bounded_by_each_tensor(c
     flat = torch.ones(25).to(DEVICE)
     tensors = list(flat[:21].split([5, 7, 9]))  # (the storage reaches 4 floats past the last)
     report = report_of(lambda: checked.scale_list(tensors, 2.0, 1))
-    # (named by the member host code stored it in, and by its tensor)
-    assert report.startswith("cuguard: out-of-bounds access through pointer 'table.addresses[i]' float[9]: offset 9 >= "
-                             "extent 9\n  the pointer was taken from tensor 'tensors[i]' "), report
+    # (named by the member host code stored it in, and by its tensor, with the subscripts' values)
+    assert report.startswith("cuguard: out-of-bounds access through pointer 'table.addresses[2]' float[9]: offset 9 >= "
+                             "extent 9\n  the pointer was taken from tensor 'tensors[2]' "), report
     # (the function as the compiler names it, its class's template arguments put in)
     assert f"ops.cu:{marker_line('raw-ops: table write')} in scale_functor<float, float>::operator()\n" in report
     flat.fill_(1)

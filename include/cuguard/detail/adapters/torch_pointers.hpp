@@ -18,6 +18,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
+#include <set>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -175,6 +178,46 @@ struct named_tensor {
     return noted(x.template mutable_data_ptr<T>());
   }
 };
+
+/// The value of a subscript in a tensor's name (`tensor_lists[0][t]`), where it is an integer.
+struct subscript {
+  bool known = false;
+  long long value = 0;
+};
+template <class I>
+subscript subscript_of(const I& i) {
+  if constexpr (std::is_integral<I>::value || std::is_enum<I>::value)
+    return {true, static_cast<long long>(i)};
+  else
+    return {};
+}
+
+/// `spelled` (an expression as the source wrote it, `tensor_lists[0][t]`) with the value of each
+/// of its subscripts, left to right, in place of its text where it is known
+/// (`tensor_lists[0][3]`), kept for the life of the program: the name of the tensor, or of the
+/// member, that host code took a data pointer from or stored it in. `spelled` itself once 4096
+/// such names are kept.
+inline const char* indexed(const char* spelled, std::initializer_list<subscript> values) {
+  std::string name;
+  const subscript* next = values.begin();
+  int depth = 0;
+  for (const char* c = spelled; *c != '\0'; ++c) {
+    if (*c == ']') --depth;
+    if (depth == 0 || (depth == 1 && *c == ']')) name += *c;
+    if (*c != '[' || depth++ != 0) continue;
+    if (next != values.end() && next->known) {
+      name += std::to_string(next->value);
+    } else {
+      for (int inner = 1; c[1] != '\0' && (inner > 1 || c[1] != ']'); ++c) name += c[1], inner += (c[1] == '[') - (c[1] == ']');
+    }
+    if (next != values.end()) ++next;
+  }
+  static host_mutex mutex;
+  static auto* const kept = new std::set<std::string>; // (never destroyed: reports read it at exit)
+  host_lock lock(mutex);
+  if (kept->size() >= 4096 && kept->count(name) == 0) return spelled;
+  return kept->insert(std::move(name)).first->c_str();
+}
 
 /// (`x` may be a temporary, `x.contiguous()`: it lives to the end of the full expression, as the
 /// named_tensor that refers to it does.)
