@@ -591,6 +591,67 @@ def nvdiffrast_ops(mods):
 
 
 # ---------------------------------------------------------------------------------------------
+# graphdeco-inria+diff-gaussian-rasterization (3D Gaussian splatting's rasterizer)
+# ---------------------------------------------------------------------------------------------
+
+def _one_gaussian_scene(size=16):
+    """One Gaussian straight ahead of a camera at the origin (view matrix the identity), for an
+    image of one 16 x 16 tile: its inputs to rasterize_gaussians (colors given, no SH) and, as the
+    rasterizer computes it (EWA projection with 0.3 added to the 2D covariance, alpha capped at
+    0.99, fragments under 1/255 skipped), its alpha at each pixel."""
+    tan_fov, z, scale, opacity = 0.5, 4.0, 0.05, 0.8
+    znear, zfar = 0.01, 100.0
+    projection = torch.tensor([[1 / tan_fov, 0, 0, 0], [0, 1 / tan_fov, 0, 0],
+                               [0, 0, zfar / (zfar - znear), -zfar * znear / (zfar - znear)], [0, 0, 1, 0]])
+    inputs = dict(background=torch.tensor([0.1, 0.2, 0.3]), means3D=torch.tensor([[0.0, 0.0, z]]),
+                  colors=torch.tensor([[0.9, 0.5, 0.25]]), opacity=torch.tensor([[opacity]]),
+                  scales=torch.full((1, 3), scale), rotations=torch.tensor([[1.0, 0.0, 0.0, 0.0]]),
+                  viewmatrix=torch.eye(4), projmatrix=projection.t().contiguous(), tan_fov=tan_fov, size=size)
+    focal = size / (2 * tan_fov)
+    variance = (focal / z * scale) ** 2 + 0.3
+    ys, xs = torch.meshgrid(torch.arange(size, dtype=torch.float32), torch.arange(size, dtype=torch.float32),
+                            indexing="ij")
+    centre = ((0.0 + 1.0) * size - 1.0) * 0.5
+    power = -0.5 * ((centre - xs) ** 2 + (centre - ys) ** 2) / variance
+    alpha = torch.clamp(opacity * torch.exp(power), max=0.99)
+    return inputs, torch.where(alpha < 1 / 255, torch.zeros_like(alpha), alpha)
+
+
+def gaussian_rasterization_ops(mods):
+    m = mods["diff_gaussian_rasterization__C"]
+    scene, alpha = _one_gaussian_scene()
+    empty = torch.empty(0)
+
+    def forward(s):
+        return m.rasterize_gaussians(s["background"], s["means3D"], s["colors"], s["opacity"], s["scales"],
+                                     s["rotations"], 1.0, empty, s["viewmatrix"], s["projmatrix"], s["tan_fov"],
+                                     s["tan_fov"], s["size"], s["size"], empty, 0, torch.zeros(3), False, False)
+
+    def render(s):
+        return forward(s)[1]
+
+    def render_ref(s):
+        return s["colors"][0][:, None, None] * alpha + (1 - alpha) * s["background"][:, None, None]
+
+    def color_gradient(s):
+        rendered, image, radii, geometry, binning, pixels = forward(s)
+        grads = m.rasterize_gaussians_backward(s["background"], s["means3D"], radii, s["colors"], s["scales"],
+                                               s["rotations"], 1.0, empty, s["viewmatrix"], s["projmatrix"],
+                                               s["tan_fov"], s["tan_fov"], torch.ones_like(image), empty, 0,
+                                               torch.zeros(3), geometry, rendered, binning, pixels, False)
+        return grads[1]  # d(sum of the image) / d(colors): each channel, the sum of the alphas
+
+    def color_gradient_ref(s):
+        return alpha.sum().expand(1, 3)
+
+    return [
+        Op("rasterize_gaussians", lambda: (scene,), render, render_ref, atol=1e-4),
+        Op("rasterize_gaussians_backward (colors)", lambda: (scene,), color_gradient, color_gradient_ref,
+           rtol=1e-3, atol=1e-3),
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
 # NVIDIA+apex (amp_C's multi-tensor apply, fused layer norm, syncbn's Welford)
 # ---------------------------------------------------------------------------------------------
 
@@ -1207,7 +1268,7 @@ def _recipes():
                    ["-DNVDR_TORCH"], cuda_flags=["-DNVDR_TORCH"])], nvdiffrast_ops),
         Recipe("graphdeco-inria+diff-gaussian-rasterization", [
             Module("diff_gaussian_rasterization__C", ["cuda_rasterizer/*.cu", "rasterize_points.cu", "ext.cpp"],
-                   ["third_party/glm"])]),
+                   ["third_party/glm"])], gaussian_rasterization_ops),
         Recipe("open-mmlab+OpenPCDet", _pcdet_modules(), openpcdet_ops),
         Recipe("mit-han-lab+torchsparse", [
             Module("torchsparse_backend", ["torchsparse/backend/pybind_cuda.cu",
