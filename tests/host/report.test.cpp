@@ -253,9 +253,12 @@ TEST_CASE("a function's pretty name is recorded as its qualified name, its class
   CHECK(recorded("void axpy_kernel(int, const float*, float*)") == "axpy_kernel");
   CHECK(recorded("float *twice(float *)") == "twice");
   CHECK(recorded("void (anonymous namespace)::g(int)") == "(anonymous namespace)::g");
-  // A function template's own arguments are not shown: GCC lists the typedefs of its signature
-  // (size_t) the same way.
+  // A function template's own arguments where they are values; a type's parameter reads as GCC's
+  // notes of the signature's typedefs do (size_t): then none.
+  CHECK(recorded("void fps_kernel(int, const float*) [with unsigned int block_size = 512]") == "fps_kernel<512>");
+  CHECK(recorded("void ns::S<T, U>::f(U) [with int B = 4; T = float; U = int]") == "ns::S<float, int>::f<4>");
   CHECK(recorded("void k(T*, size_t) [with T = float; size_t = long unsigned int]") == "k");
+  CHECK(recorded("void k(const char **, T *) [with T = float; int N = 3]") == "k");
   // Not pretty names: as they are.
   CHECK(recorded("operator()") == "operator()");
   CHECK(recorded("point_sums") == "point_sums");

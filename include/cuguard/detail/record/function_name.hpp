@@ -81,11 +81,49 @@ CUGUARD_HOST_DEVICE inline bool with_value(const pretty_name& p, std::size_t at,
   return false;
 }
 
+/// Whether s[at, at + len) is a whole word of the qualified name.
+CUGUARD_HOST_DEVICE inline bool in_name(const pretty_name& p, std::size_t at, std::size_t len) noexcept {
+  for (std::size_t k = p.name_begin; k + len <= p.name_end; ++k) {
+    bool same = (k == p.name_begin || !is_word_char(p.text[k - 1])) &&
+                (k + len == p.name_end || !is_word_char(p.text[k + len]));
+    for (std::size_t c = 0; same && c < len; ++c) same = p.text[k + c] == p.text[at + c];
+    if (same) return true;
+  }
+  return false;
+}
+
+/// Appends to dst[out...] the function template's own arguments ("<3, 128>"), where [with ...]
+/// gives them beyond the class's: only where each is a value (`int N = 3`: a type before the
+/// name), since a type's parameter reads as a typedef of the signature does (`T = float`,
+/// `size_t = long unsigned int`).
+template <std::size_t N>
+CUGUARD_HOST_DEVICE inline void append_own_arguments(char (&dst)[N], std::size_t& out, const pretty_name& p) noexcept {
+  const char* s = p.text;
+  std::size_t values[8][2], count = 0;
+  for (std::size_t k = p.with_begin; k < p.with_end;) {
+    std::size_t end = k, eq = k, name;
+    while (end < p.with_end && !(s[end] == ';' && s[end + 1] == ' ')) ++end;
+    while (eq + 3 <= end && !starts_with_at(s, eq, " = ")) ++eq;
+    for (name = eq; name > k && is_word_char(s[name - 1]);) --name;
+    if (eq + 3 > end) return;
+    if (!in_name(p, name, eq - name)) {
+      if (name == k || count == 8) return; // (no type before the name: a type's parameter, or a typedef)
+      values[count][0] = eq + 3, values[count++][1] = end;
+    }
+    k = end + 2;
+  }
+  for (std::size_t v = 0; v < count && out + 1 < N; ++v) {
+    dst[out++] = v == 0 ? '<' : ',';
+    if (v != 0 && out + 1 < N) dst[out++] = ' ';
+    for (std::size_t c = values[v][0]; c < values[v][1] && out + 1 < N; ++c) dst[out++] = s[c];
+  }
+  if (count != 0 && out + 1 < N) dst[out++] = '>';
+}
+
 /// Copies the name of the function `pretty` names into `dst` (truncating at its end): its
 /// qualified name with the template arguments [with ...] gives put in for their parameters, no
-/// return type, no parameters; a text that is no pretty name as it is. The function's own
-/// template arguments are not shown (GCC's [with ...] lists them beside the typedefs the
-/// signature used, which it names the same way).
+/// return type, no parameters, with the function template's own arguments where they are values
+/// (append_own_arguments); a text that is no pretty name as it is.
 template <std::size_t N>
 CUGUARD_HOST_DEVICE inline void copy_function(char (&dst)[N], const char* pretty) noexcept {
   pretty_name p;
@@ -105,6 +143,7 @@ CUGUARD_HOST_DEVICE inline void copy_function(char (&dst)[N], const char* pretty
       for (word = word > k ? word : k + 1; k < word && out + 1 < N; ++k) dst[out++] = pretty[k];
     }
   }
+  append_own_arguments(dst, out, p);
   dst[out] = '\0';
 }
 
